@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// System libraries come from Debian's -dev packages (see `make deps`); each one
+/// is a `[system]` module map with a one-line header, so no C type leaks past
+/// the thin Swift wrapper that owns it.
+let package = Package(
+    name: "imgcache",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "imgcache", targets: ["imgcache"]),
+        .library(name: "ImageCore", targets: ["ImageCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG"]),
+        .target(
+            name: "ImageCore",
+            dependencies: [
+                "CCurl", "CTurboJPEG", "CPNG", "CGIF", "CWebP", "CImageCoreShims",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "imgcache",
+            dependencies: ["ImageCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore"], swiftSettings: strictSwift),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+/// Swift 6 mode already implies complete concurrency checking; these make the
+/// rest of the compiler's advice binding too.
+var strictSwift: [SwiftSetting] {
+    [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+}

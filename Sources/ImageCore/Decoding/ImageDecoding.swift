@@ -1,0 +1,14 @@
+/// The decoding seam: reads header facts, and decodes pixels.
+///
+/// Thread safety: implementations are immutable values; any method may be
+/// called from any thread, concurrently. They block while the C library
+/// works, so async callers run them off the cooperative pool.
+public protocol ImageDecoding: Sendable {
+    /// Sniffs the format and reads the header: dimensions, frame count, loop
+    /// count. Throws `.image` for anything that is not a supported, sane image.
+    func inspect(_ bytes: [UInt8]) throws -> ImageInfo
+
+    /// Decodes to RGBA. `frame` picks one frame of an animation (0-based);
+    /// nil decodes them all. Throws `.image` errors only.
+    func decode(_ bytes: [UInt8], frame: Int?) throws -> DecodedImage
+}

@@ -1,0 +1,74 @@
+/// The one error type ImageCore throws. Its `kind` says which documented exit
+/// status the command line maps it to; `message` is the human cause, without
+/// the URL (the caller knows which URL it asked for).
+public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Broad classes of failure, one per exit status of the command line.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// DNS, connect, TLS, timeout, connection lost: transient.
+        case network
+        /// The server answered with an error status.
+        case http
+        /// Not an image, unsupported, corrupt, or over a limit.
+        case image
+        /// The URL is on the failed-URL list.
+        case failedBefore = "failed-before"
+        /// The URL is not cached and the network may not be used.
+        case notCached = "not-cached"
+        /// The cache could not be read or written.
+        case cacheIO = "cache-io"
+        /// The operation was cancelled (SIGINT, SIGTERM).
+        case interrupted
+        /// Anything else.
+        case failure
+    }
+
+    /// Which class of failure this is.
+    public let kind: Kind
+    /// What happened, in words for a person.
+    public let message: String
+    /// The HTTP status, for `.http` errors and HTTP-level transient failures.
+    public let httpStatus: Int?
+    /// Whether retrying later may succeed; transient failures are never put
+    /// on the failed-URL list.
+    public let isTransient: Bool
+
+    /// Creates an error; `isTransient` defaults to true for network errors only.
+    public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, isTransient: Bool? = nil) {
+        self.kind = kind
+        self.message = message
+        self.httpStatus = httpStatus
+        self.isTransient = isTransient ?? (kind == .network)
+    }
+
+    public var description: String { message }
+
+    /// An HTTP error status. 408, 429, 500, 502, 503 and 504 are transient, as
+    /// HTTP defines them and as curl's `--retry` treats them.
+    public static func httpStatus(_ status: Int) -> ImageCoreError {
+        let transient = [408, 429, 500, 502, 503, 504].contains(status)
+        return ImageCoreError(.http, "HTTP \(status)\(reasonPhrase(status).map { " \($0)" } ?? "")",
+                              httpStatus: status, isTransient: transient)
+    }
+
+    /// A cache read or write failed; `errno` names the cause.
+    static func cacheIO(_ what: String, path: String, errno code: Int32) -> ImageCoreError {
+        ImageCoreError(.cacheIO, "\(what) \(path): \(systemErrorMessage(code))")
+    }
+
+    private static func reasonPhrase(_ status: Int) -> String? {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 410: "Gone"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: nil
+        }
+    }
+}

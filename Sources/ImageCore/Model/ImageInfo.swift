@@ -1,0 +1,23 @@
+/// What an image's header says, read without decoding its pixels. Every
+/// downloaded body is inspected like this before it is stored.
+public struct ImageInfo: Sendable, Equatable {
+    /// The format sniffed from the bytes.
+    public var format: ImageFormat
+    /// Canvas width in pixels.
+    public var width: Int
+    /// Canvas height in pixels.
+    public var height: Int
+    /// Number of frames (1 for a still image).
+    public var frameCount: Int
+    /// For animations: how many times to play (0 = forever); nil for still images.
+    public var loopCount: Int?
+
+    /// Creates header facts.
+    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int? = nil) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        self.loopCount = loopCount
+    }
+}

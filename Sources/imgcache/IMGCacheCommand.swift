@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct IMGCacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "imgcache")
+}
