@@ -47,3 +47,7 @@ CURLcode imgcache_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **
 CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+
+CURLSHcode imgcache_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}

@@ -20,6 +20,7 @@ CURLcode imgcache_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_
 CURLcode imgcache_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 CURLcode imgcache_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLSHcode imgcache_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 
 // Why: libpng reports errors by longjmp. The simplified png_image_* API would
 // avoid that, but it colour-manages (it treats 16-bit files as linear and

@@ -1,0 +1,62 @@
+/// Settings that every process sharing a cache directory must agree on, read
+/// from `CACHE_DIR/imgcache.conf` (`key = value` lines, `#` comments).
+/// Command-line flags override them for one run.
+public struct CacheConfiguration: Sendable, Equatable {
+    /// Entries not used for this long are removed by `clean` (seconds).
+    public var maxAge: Double = 7 * 86400
+    /// The disk cache is trimmed back under this many bytes after a store; nil: no limit.
+    public var maxSize: Int?
+    /// How long a URL stays on the failed-URL list (seconds).
+    public var failedTTL: Double = 86400
+    /// Cost limit of the in-process memory cache, in bytes of decoded pixels.
+    public var memoryLimit: Int = 256 * 1024 * 1024
+
+    /// The defaults: 7 days, no size limit, 24 hours, 256 MiB.
+    public init() {}
+
+    /// The configuration file's name inside the cache directory.
+    public static let fileName = "imgcache.conf"
+
+    /// Parses the file's text. Unknown keys and malformed values are errors,
+    /// so a typo cannot silently disable a limit.
+    public init(parsing text: String, source: String) throws {
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?.trimmingSpaces() ?? ""
+            if line.isEmpty { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
+            guard parts.count == 2 else { throw invalid(source, number, "expected 'key = value'") }
+            let (key, value) = (String(parts[0]), String(parts[1]))
+            switch key {
+            case "max-age":
+                guard let seconds = Quantities.parseDuration(value) else { throw invalid(source, number, "bad duration '\(value)'") }
+                maxAge = seconds
+            case "max-size":
+                if value == "none" || value == "0" {
+                    maxSize = nil
+                } else {
+                    guard let bytes = Quantities.parseSize(value) else { throw invalid(source, number, "bad size '\(value)'") }
+                    maxSize = bytes
+                }
+            case "failed-ttl":
+                guard let seconds = Quantities.parseDuration(value) else { throw invalid(source, number, "bad duration '\(value)'") }
+                failedTTL = seconds
+            case "memory-limit":
+                guard let bytes = Quantities.parseSize(value) else { throw invalid(source, number, "bad size '\(value)'") }
+                memoryLimit = bytes
+            default:
+                throw invalid(source, number, "unknown setting '\(key)'")
+            }
+        }
+    }
+
+    /// Reads `imgcache.conf` from the directory; defaults if there is none.
+    public static func load(fromCacheDirectory directory: String) throws -> CacheConfiguration {
+        let path = "\(directory)/\(fileName)"
+        guard let bytes = try POSIXFile.read(path, limit: 1 << 20) else { return CacheConfiguration() }
+        return try CacheConfiguration(parsing: String(decoding: bytes, as: UTF8.self), source: path)
+    }
+}
+
+private func invalid(_ source: String, _ index: Int, _ what: String) -> ImageCoreError {
+    ImageCoreError(.failure, "\(source):\(index + 1): \(what)")
+}

@@ -1,0 +1,69 @@
+/// The layout of a cache directory, shared by every process that uses it:
+///
+///     imgcache.conf                    settings all processes agree on
+///     CACHEDIR.TAG                     tells backup tools to skip the directory
+///     entries/ab/<sha256>.meta         an entry's metadata: the commit record
+///     entries/ab/<sha256>.<sum>.<ext>  its bytes, exactly as downloaded
+///     failed/ab/<sha256>               failed-URL records
+///     stats/<shard>                    cumulative counters
+///     tmp/                             downloads and writes in progress
+///
+/// `ab` is the first two hex digits of the key's hash, so no directory grows
+/// past a few hundred entries per 100 000.
+public struct CacheDirectory: Sendable, Equatable {
+    /// The absolute path of the cache directory.
+    public let root: String
+
+    /// Wraps a path; nothing is created until `prepare()`.
+    public init(root: String) {
+        var path = root
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        self.root = path
+    }
+
+    /// Entries live here.
+    public var entries: String { "\(root)/entries" }
+    /// Work in progress lives here.
+    public var temporary: String { "\(root)/tmp" }
+    /// Failed-URL records live here.
+    public var failed: String { "\(root)/failed" }
+    /// Counter shards live here.
+    public var stats: String { "\(root)/stats" }
+
+    /// The shard directory for a key hash.
+    func shard(_ base: String, _ hash: String) -> String { "\(base)/\(hash.prefix(2))" }
+
+    /// Path of the metadata record for a key hash.
+    func metadataPath(_ hash: String) -> String { "\(shard(entries, hash))/\(hash).meta" }
+
+    /// Path of the bytes of an entry: named by its checksum too, so a metadata
+    /// record can only ever name the bytes it describes.
+    func dataPath(_ hash: String, checksum: String, format: ImageFormat) -> String {
+        "\(shard(entries, hash))/\(hash).\(checksum.prefix(16)).\(format.fileExtension)"
+    }
+
+    /// Path of a failed-URL record.
+    func failedPath(_ hash: String) -> String { "\(shard(failed, hash))/\(hash)" }
+
+    /// Creates the directory tree (mode 0700) if missing.
+    public func prepare() throws {
+        try POSIXFile.makeDirectories(root)
+        for directory in [entries, temporary, failed, stats] {
+            try POSIXFile.makeDirectories(directory)
+        }
+        let tag = "\(root)/CACHEDIR.TAG"
+        if POSIXFile.status(tag) == nil {
+            let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks an imgcache cache directory.\n"
+            try? POSIXFile.writeAtomically(Array(text.utf8), to: tag, temporaryDirectory: temporary)
+        }
+    }
+
+    /// The default location: `$IMGCACHE_DIR`, else `$XDG_CACHE_HOME/imgcache`
+    /// (only if absolute), else `~/.cache/imgcache`.
+    public static func defaultRoot(environment: [String: String]) -> String {
+        if let explicit = environment["IMGCACHE_DIR"], !explicit.isEmpty { return explicit }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return "\(xdg)/imgcache" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return "\(home)/.cache/imgcache"
+    }
+}

@@ -1,0 +1,111 @@
+/// The metadata record of a disk cache entry. It is the entry's commit record:
+/// the bytes are renamed into place first, then this record, so a reader that
+/// finds a record finds the bytes it names.
+public struct CacheEntry: Sendable, Equatable {
+    /// The cache key text.
+    public var key: String
+    /// The URL that was requested (before any redirect).
+    public var url: String
+    /// Header facts checked before storing.
+    public var info: ImageInfo
+    /// Size of the bytes.
+    public var byteCount: Int
+    /// Hex SHA-256 of the bytes.
+    public var checksum: String
+    /// When the entry was stored (seconds since 1970).
+    public var storedAt: Double
+    /// When the entry was last served, from the record's modification time.
+    public var lastUsed: Double = 0
+    /// The response's ETag, verbatim.
+    public var etag: String?
+    /// The response's Last-Modified, verbatim.
+    public var lastModified: String?
+    /// When the entry stops being fresh (seconds since 1970), if the response said.
+    public var expires: Double?
+    /// The data file's name within its shard directory.
+    public var dataFileName: String
+
+    /// Creates a record.
+    public init(key: String, url: String, info: ImageInfo, byteCount: Int, checksum: String, storedAt: Double,
+                etag: String? = nil, lastModified: String? = nil, expires: Double? = nil, dataFileName: String) {
+        self.key = key
+        self.url = url
+        self.info = info
+        self.byteCount = byteCount
+        self.checksum = checksum
+        self.storedAt = storedAt
+        self.etag = etag
+        self.lastModified = lastModified
+        self.expires = expires
+        self.dataFileName = dataFileName
+    }
+}
+
+extension CacheEntry {
+    private static let magic = "imgcache-entry 1"
+
+    /// The record as text: one `name value` line per field, then a line with
+    /// the checksum of everything before it, so a damaged record is detected.
+    func serialized() -> [UInt8] {
+        var lines = [Self.magic]
+        func add(_ name: String, _ value: String?) {
+            guard let value else { return }
+            lines.append("\(name) \(value.filter { $0 != "\n" && $0 != "\r" })")
+        }
+        add("key", key)
+        add("url", url)
+        add("format", info.format.rawValue)
+        add("width", String(info.width))
+        add("height", String(info.height))
+        add("frames", String(info.frameCount))
+        add("loop", info.loopCount.map(String.init))
+        add("bytes", String(byteCount))
+        add("sha256", checksum)
+        add("stored", String(storedAt))
+        add("etag", etag)
+        add("last-modified", lastModified)
+        add("expires", expires.map { String($0) })
+        add("data", dataFileName)
+        let body = lines.joined(separator: "\n") + "\n"
+        let seal = Digest.sha256Hex(Array(body.utf8)).prefix(16)
+        return Array((body + "check \(seal)\n").utf8)
+    }
+
+    /// Parses a record; nil if it is damaged, incomplete or of another version.
+    init?(parsing bytes: [UInt8]) {
+        guard let checkStart = Self.lastLineStart(bytes) else { return nil }
+        let body = Array(bytes[..<checkStart])
+        let checkLine = String(decoding: bytes[checkStart...], as: UTF8.self)
+        guard checkLine == "check \(Digest.sha256Hex(body).prefix(16))\n" else { return nil }
+        var fields: [Substring: Substring] = [:]
+        let text = String(decoding: body, as: UTF8.self)
+        var lines = text.split(separator: "\n")
+        guard lines.first == Substring(Self.magic) else { return nil }
+        lines.removeFirst()
+        for line in lines {
+            guard let space = line.firstIndex(of: " ") else { return nil }
+            fields[line[..<space]] = line[line.index(after: space)...]
+        }
+        guard let key = fields["key"], let url = fields["url"],
+              let format = fields["format"].flatMap({ ImageFormat(rawValue: String($0)) }),
+              let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
+              let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
+              let checksum = fields["sha256"], checksum.count == 64,
+              let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
+              !data.contains("/")
+        else { return nil }
+        self.init(key: String(key), url: String(url),
+                  info: ImageInfo(format: format, width: width, height: height, frameCount: frames,
+                                  loopCount: fields["loop"].flatMap { Int($0) }),
+                  byteCount: byteCount, checksum: String(checksum), storedAt: storedAt,
+                  etag: fields["etag"].map(String.init), lastModified: fields["last-modified"].map(String.init),
+                  expires: fields["expires"].flatMap { Double($0) }, dataFileName: String(data))
+    }
+
+    private static func lastLineStart(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count > 2, bytes.last == UInt8(ascii: "\n") else { return nil }
+        var index = bytes.count - 2
+        while index >= 0 && bytes[index] != UInt8(ascii: "\n") { index -= 1 }
+        return index >= 0 ? index + 1 : nil
+    }
+}

@@ -1,0 +1,52 @@
+/// What identifies an entry in the caches: by default the exact URL. Files on
+/// disk are named by the SHA-256 of the key, never by anything taken from the
+/// URL itself.
+public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key text (a URL, possibly with query parameters removed).
+    public let string: String
+    /// Hex SHA-256 of `string`: the entry's file name stem.
+    public let hash: String
+
+    /// Creates a key from its text.
+    public init(_ string: String) {
+        self.string = string
+        self.hash = Digest.sha256Hex(Array(string.utf8))
+    }
+
+    public var description: String { string }
+}
+
+/// How a URL becomes a cache key (SDWebImage's cacheKeyFilter): signed URLs
+/// whose signature parameter changes can keep one entry.
+public struct CacheKeyPolicy: Sendable, Equatable {
+    /// Drop the whole query string.
+    public var ignoresQuery: Bool
+    /// Query parameters to drop, by exact name.
+    public var strippedParameters: [String]
+
+    /// The exact URL is the key.
+    public static let exactURL = CacheKeyPolicy()
+
+    /// Creates a policy.
+    public init(ignoresQuery: Bool = false, strippedParameters: [String] = []) {
+        self.ignoresQuery = ignoresQuery
+        self.strippedParameters = strippedParameters
+    }
+
+    /// The key for `url`. The fragment never reaches the server, so it is
+    /// never part of the key.
+    public func key(for url: String) -> CacheKey {
+        var text = url
+        if let hash = text.firstIndex(of: "#") { text = String(text[..<hash]) }
+        guard let question = text.firstIndex(of: "?") else { return CacheKey(text) }
+        let base = String(text[..<question])
+        if ignoresQuery { return CacheKey(base) }
+        guard !strippedParameters.isEmpty else { return CacheKey(text) }
+        let kept = text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
+            .filter { pair in
+                let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                return !strippedParameters.contains(String(name))
+            }
+        return CacheKey(kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"))
+    }
+}

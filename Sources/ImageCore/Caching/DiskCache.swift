@@ -1,0 +1,100 @@
+/// Entries on disk, shared safely by any number of processes.
+///
+/// An entry is two files: the bytes, named by the key's hash and the bytes'
+/// checksum, and a metadata record, named by the key's hash. A store renames
+/// the bytes into place first and the record second; since the record names
+/// the bytes by checksum, a crash between the two renames leaves the old
+/// record pointing at the old bytes (or no record), never at wrong ones.
+/// Last-used time is the record's modification time, set on each hit.
+public final class DiskCache: DataCaching {
+    /// Where the cache lives.
+    public let directory: CacheDirectory
+    private let statistics: Statistics
+    private let events: EventLog
+
+    /// A disk cache over `directory`, which must have been `prepare()`d.
+    public init(directory: CacheDirectory, statistics: Statistics, events: EventLog = .silent) {
+        self.directory = directory
+        self.statistics = statistics
+        self.events = events
+    }
+
+    public func lookup(_ key: CacheKey) throws -> CachedData? {
+        // A concurrent store may replace the bytes between our reading the
+        // record and opening the file it names: read the record again once.
+        for _ in 0..<2 {
+            guard let entry = try readEntry(key.hash) else { return nil }
+            let path = "\(directory.shard(directory.entries, key.hash))/\(entry.dataFileName)"
+            guard let bytes = try POSIXFile.read(path) else { continue }
+            guard bytes.count == entry.byteCount, Digest.sha256Hex(bytes) == entry.checksum else {
+                discardCorrupt(key.hash, entry: entry, why: "bytes do not match their checksum")
+                return nil
+            }
+            let metadataPath = directory.metadataPath(key.hash)
+            POSIXFile.touch(metadataPath)
+            var used = entry
+            used.lastUsed = WallClock.now()
+            return CachedData(entry: used, bytes: bytes, path: path)
+        }
+        return nil
+    }
+
+    /// The record for a key hash without reading the bytes (for `stat`);
+    /// nil if absent or damaged.
+    public func entry(forHash hash: String) throws -> CacheEntry? {
+        try readEntry(hash)
+    }
+
+    public func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
+                      validators: HTTPValidators) throws -> CachedData {
+        try POSIXFile.makeDirectories(directory.shard(directory.entries, key.hash))
+        let checksum = Digest.sha256Hex(bytes)
+        let dataPath = directory.dataPath(key.hash, checksum: checksum, format: info.format)
+        let source = try temporaryPath ?? POSIXFile.writeTemporary(bytes, in: directory.temporary)
+        try POSIXFile.rename(source, to: dataPath)
+
+        let previous = try? readEntry(key.hash)
+        let now = WallClock.now()
+        var entry = CacheEntry(key: key.string, url: url, info: info, byteCount: bytes.count, checksum: checksum,
+                               storedAt: now, etag: validators.etag, lastModified: validators.lastModified,
+                               expires: validators.expires, dataFileName: String(dataPath.split(separator: "/").last!))
+        try POSIXFile.writeAtomically(entry.serialized(), to: directory.metadataPath(key.hash),
+                                      temporaryDirectory: directory.temporary)
+        entry.lastUsed = now
+        if let previous, previous.dataFileName != entry.dataFileName {
+            _ = try? POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
+        }
+        return CachedData(entry: entry, bytes: bytes, path: dataPath)
+    }
+
+    @discardableResult
+    public func remove(_ key: CacheKey) throws -> Bool {
+        let previous = try? readEntry(key.hash)
+        // The record goes first: without it, nobody can find the bytes.
+        let existed = try POSIXFile.remove(directory.metadataPath(key.hash))
+        if let previous {
+            try POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
+        }
+        return existed
+    }
+
+    private func readEntry(_ hash: String) throws -> CacheEntry? {
+        let path = directory.metadataPath(hash)
+        guard let bytes = try POSIXFile.read(path, limit: 1 << 20) else { return nil }
+        guard var entry = CacheEntry(parsing: bytes) else {
+            discardCorrupt(hash, entry: nil, why: "damaged metadata record")
+            return nil
+        }
+        entry.lastUsed = POSIXFile.status(path)?.modified ?? entry.storedAt
+        return entry
+    }
+
+    private func discardCorrupt(_ hash: String, entry: CacheEntry?, why: String) {
+        statistics.add(.corruptEntries)
+        events.emit("discarded corrupt entry \(entry?.url ?? hash): \(why)")
+        _ = try? POSIXFile.remove(directory.metadataPath(hash))
+        if let entry {
+            _ = try? POSIXFile.remove("\(directory.shard(directory.entries, hash))/\(entry.dataFileName)")
+        }
+    }
+}

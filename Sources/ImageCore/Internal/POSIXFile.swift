@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin wrappers over the POSIX file calls the caches need, turning errno into
+/// `ImageCoreError.cacheIO`. All raw file-system calls of ImageCore live here.
+enum POSIXFile {
+    /// Reads a whole file. Returns nil if it does not exist.
+    static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw ImageCoreError.cacheIO("cannot open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ImageCoreError.cacheIO("cannot stat", path: path, errno: errno) }
+        let size = Int(info.st_size)
+        guard size <= limit else { throw ImageCoreError(.cacheIO, "\(path) is larger than \(limit) bytes") }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        try bytes.withUnsafeMutableBytes { buffer in
+            while done < size {
+                let n = Glibc.read(fd, buffer.baseAddress! + done, size - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw ImageCoreError.cacheIO("cannot read", path: path, errno: errno)
+                }
+                if n == 0 { break }
+                done += n
+            }
+        }
+        // A file that shrank under us (a concurrent writer never does that, as
+        // writes are renames, but a damaged disk might) is returned short so
+        // that checksum verification rejects it.
+        if done < size { bytes.removeLast(size - done) }
+        return bytes
+    }
+
+    /// Writes `bytes` to a new file in `directory` and renames it to `path`, so
+    /// readers see the old content or the new, never a mix.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, temporaryDirectory directory: String) throws {
+        let temporary = try writeTemporary(bytes, in: directory)
+        try rename(temporary, to: path)
+    }
+
+    /// Writes `bytes` to a fresh, uniquely named file in `directory`; returns its path.
+    static func writeTemporary(_ bytes: [UInt8], in directory: String) throws -> String {
+        let (fd, path) = try createTemporary(in: directory, suffix: ".tmp")
+        defer { close(fd) }
+        do {
+            try writeAll(fd, bytes, path: path)
+        } catch {
+            unlink(path)
+            throw error
+        }
+        return path
+    }
+
+    /// Creates a new file with a unique name, mode 0600, open for writing.
+    static func createTemporary(in directory: String, suffix: String) throws -> (Int32, String) {
+        var template = Array("\(directory)/\(UniqueName.make())-XXXXXX\(suffix)".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in
+            mkstemps(buffer.baseAddress!, Int32(suffix.utf8.count))
+        }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard fd >= 0 else { throw ImageCoreError.cacheIO("cannot create", path: path, errno: errno) }
+        return (fd, path)
+    }
+
+    /// Writes all of `bytes`, retrying short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        try bytes.withUnsafeBytes { buffer in
+            try writeAll(fd, buffer, path: path)
+        }
+    }
+
+    /// Writes all of `buffer`, retrying short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ImageCoreError.cacheIO("cannot write", path: path, errno: errno)
+            }
+            done += n
+        }
+    }
+
+    /// Renames atomically within one file system.
+    static func rename(_ from: String, to: String) throws {
+        guard Glibc.rename(from, to) == 0 else {
+            let code = errno
+            unlink(from)
+            throw ImageCoreError.cacheIO("cannot rename to", path: to, errno: code)
+        }
+    }
+
+    /// Removes a file; a missing file is not an error. Returns whether it existed.
+    @discardableResult
+    static func remove(_ path: String) throws -> Bool {
+        if unlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw ImageCoreError.cacheIO("cannot remove", path: path, errno: errno)
+    }
+
+    /// Creates a directory and its parents with `mode`; existing ones are fine.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws {
+        if mkdir(path, mode) == 0 || errno == EEXIST { return }
+        guard errno == ENOENT else { throw ImageCoreError.cacheIO("cannot create directory", path: path, errno: errno) }
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !parent.isEmpty && parent != path { try makeDirectories(parent, mode: mode) }
+        guard mkdir(path, mode) == 0 || errno == EEXIST else {
+            throw ImageCoreError.cacheIO("cannot create directory", path: path, errno: errno)
+        }
+    }
+
+    /// Size and modification time of a file, or nil if it does not exist.
+    static func status(_ path: String) -> (size: Int, modified: Double)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// Sets a file's modification time to now: how "last used" is recorded,
+    /// since atime is unreliable (noatime, relatime mounts).
+    static func touch(_ path: String) {
+        utimensat(AT_FDCWD, path, nil, 0)
+    }
+
+    /// Names in a directory, without "." and "..". Empty if it does not exist.
+    static func list(_ directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

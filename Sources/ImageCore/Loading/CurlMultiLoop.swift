@@ -1,0 +1,229 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+internal import CCurl
+internal import CImageCoreShims
+
+/// libcurl's multi interface, driven by one thread of its own. Callers queue
+/// transfers from any thread; the loop admits at most
+/// `maxConcurrentDownloads` at once, highest priority first, then in FIFO or
+/// LIFO order, and resumes each caller's continuation when its transfer ends.
+/// Every libcurl call except `curl_multi_wakeup` happens on the loop thread.
+final class CurlMultiLoop: Sendable {
+    private struct Queued: Sendable {
+        let id: UInt64
+        let sequence: UInt64
+        let request: DownloadRequest
+        let continuation: CheckedContinuation<DownloadResponse, any Error>
+    }
+
+    private struct Inbox: Sendable {
+        var queued: [Queued] = []
+        var cancelled: Set<UInt64> = []
+        var cancelAll = false
+        var shuttingDown = false
+        var threadStarted = false
+        var nextSequence: UInt64 = 0
+    }
+
+    /// Why: a raw pointer is not Sendable, but after `init` the handle is
+    /// used only on the loop thread, except for `curl_multi_wakeup`, which
+    /// libcurl documents as safe to call from any thread.
+    private struct MultiHandle: @unchecked Sendable {
+        let multi: UnsafeMutableRawPointer
+        let share: UnsafeMutableRawPointer?
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let handles: MultiHandle
+    private let settings: Downloader.Configuration
+
+    /// Creates the multi handle; the thread starts with the first transfer.
+    /// The corresponding C functions are `curl_multi_init` and `curl_share_init`.
+    init(settings: Downloader.Configuration) {
+        CurlGlobal.initializeOnce()
+        let multi = curl_multi_init()!
+        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxConnectionsPerHost)
+        // One cookie store for every transfer of the run, so a cookie set by
+        // one response is sent with the next request.
+        var share: UnsafeMutableRawPointer?
+        if settings.cookieJar != nil, let handle = curl_share_init() {
+            _ = imgcache_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+            share = handle
+        }
+        handles = MultiHandle(multi: multi, share: share)
+        self.settings = settings
+    }
+
+    /// Queues a transfer and wakes the loop.
+    func enqueue(id: UInt64, request: DownloadRequest, continuation: CheckedContinuation<DownloadResponse, any Error>) {
+        let startThread = inbox.withLock { inbox in
+            inbox.queued.append(Queued(id: id, sequence: inbox.nextSequence, request: request, continuation: continuation))
+            inbox.nextSequence += 1
+            defer { inbox.threadStarted = true }
+            return !inbox.threadStarted
+        }
+        if startThread { startLoopThread() }
+        curl_multi_wakeup(handles.multi)
+    }
+
+    /// Cancels one transfer, queued or running.
+    func cancel(id: UInt64) {
+        inbox.withLock { _ = $0.cancelled.insert(id) }
+        curl_multi_wakeup(handles.multi)
+    }
+
+    /// Cancels every transfer, queued or running (SIGINT).
+    func cancelAll() {
+        inbox.withLock { $0.cancelAll = true }
+        curl_multi_wakeup(handles.multi)
+    }
+
+    /// Asks the thread to finish: queued and running transfers are cancelled.
+    func shutDown() {
+        let started = inbox.withLock { inbox in
+            inbox.shuttingDown = true
+            inbox.cancelAll = true
+            return inbox.threadStarted
+        }
+        if started {
+            curl_multi_wakeup(handles.multi)
+        } else {
+            cleanUp()
+        }
+    }
+
+    private func startLoopThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, context)
+        precondition(started == 0, "cannot start the download thread: \(systemErrorMessage(started))")
+        pthread_detach(thread)
+    }
+
+    /// The loop: admit, perform, collect finished transfers, wait.
+    private func run() {
+        var active: [UInt64: CurlTransfer] = [:]
+        var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+        while true {
+            let work = takeWork(running: active.count)
+            let doomed = work.cancelsEverything ? Array(active.keys) : work.cancelled.filter { active[$0] != nil }
+            for id in doomed {
+                let transfer = active.removeValue(forKey: id)!
+                curl_multi_remove_handle(handles.multi, transfer.handle)
+                byHandle[transfer.handle] = nil
+                transfer.abandon(ImageCoreError(.interrupted, "interrupted"))
+            }
+            for item in work.admitted {
+                start(item, active: &active, byHandle: &byHandle)
+            }
+            if work.shuttingDown && active.isEmpty { break }
+
+            var running: Int32 = 0
+            curl_multi_perform(handles.multi, &running)
+            var remaining: Int32 = 0
+            while let message = curl_multi_info_read(handles.multi, &remaining) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                      let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
+                else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(handles.multi, easy)
+                transfer.finish(code)
+            }
+            curl_multi_poll(handles.multi, nil, 0, 1000, nil)
+        }
+        cleanUp()
+    }
+
+    private func start(_ item: Queued, active: inout [UInt64: CurlTransfer], byHandle: inout [UnsafeMutableRawPointer: UInt64]) {
+        guard let transfer = CurlTransfer(id: item.id, request: item.request, settings: settings,
+                                          continuation: item.continuation)
+        else {
+            item.continuation.resume(throwing: ImageCoreError(.failure, "libcurl could not create a handle"))
+            return
+        }
+        do {
+            try transfer.configure(settings, share: handles.share)
+        } catch {
+            transfer.abandon(error as? ImageCoreError ?? ImageCoreError(.failure, "\(error)"))
+            return
+        }
+        curl_multi_add_handle(handles.multi, transfer.handle)
+        active[item.id] = transfer
+        byHandle[transfer.handle] = item.id
+    }
+
+    private struct Work {
+        var admitted: [Queued] = []
+        var cancelled: [UInt64] = []
+        var cancelsEverything = false
+        var shuttingDown = false
+    }
+
+    /// Takes from the inbox what the loop should do now: transfers to start
+    /// (up to the free slots, by priority then queue order) and transfers to
+    /// cancel. Queued transfers that are cancelled are failed right here.
+    private func takeWork(running: Int) -> Work {
+        var dropped: [Queued] = []
+        let work = inbox.withLock { inbox in
+            var work = Work(shuttingDown: inbox.shuttingDown)
+            if inbox.cancelAll {
+                dropped = inbox.queued
+                inbox.queued.removeAll()
+                inbox.cancelAll = inbox.shuttingDown
+                work.cancelsEverything = true
+            }
+            if !inbox.cancelled.isEmpty {
+                dropped += inbox.queued.filter { inbox.cancelled.contains($0.id) }
+                inbox.queued.removeAll { inbox.cancelled.contains($0.id) }
+                work.cancelled = Array(inbox.cancelled)
+                inbox.cancelled.removeAll()
+            }
+            var free = settings.maxConcurrentDownloads - running
+            while free > 0, let next = nextIndex(inbox.queued) {
+                work.admitted.append(inbox.queued.remove(at: next))
+                free -= 1
+            }
+            return work
+        }
+        for item in dropped { item.continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted")) }
+        return work
+    }
+
+    private func nextIndex(_ queued: [Queued]) -> Int? {
+        guard !queued.isEmpty else { return nil }
+        var best = 0
+        for index in queued.indices.dropFirst() {
+            let (candidate, current) = (queued[index], queued[best])
+            if candidate.request.priority != current.request.priority {
+                if candidate.request.priority > current.request.priority { best = index }
+            } else if settings.order == .lifo && candidate.sequence > current.sequence {
+                best = index
+            }
+        }
+        return best
+    }
+
+    private func cleanUp() {
+        curl_multi_cleanup(handles.multi)
+        if let share = handles.share { curl_share_cleanup(share) }
+    }
+}
+
+/// `curl_global_init` must run once, before any other libcurl call, and only
+/// when the network is needed: a warm cache hit never pays for TLS set-up.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    }()
+
+    /// Initialises libcurl on first call. The corresponding C function is `curl_global_init`.
+    static func initializeOnce() {
+        precondition(initialized, "libcurl failed to initialise")
+    }
+}

@@ -1,0 +1,251 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CCurl
+internal import CImageCoreShims
+
+/// One transfer: a libcurl easy handle, the temporary file its body streams
+/// into, and the continuation waiting for it. Lives on the downloader's loop
+/// thread only, from `start` to `finish`.
+final class CurlTransfer {
+    let id: UInt64
+    let request: DownloadRequest
+    private let continuation: CheckedContinuation<DownloadResponse, any Error>
+    /// The easy handle; owned, freed in `deinit`.
+    let handle: UnsafeMutableRawPointer
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    /// libcurl writes the detailed error message here; it must outlive the handle.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var bodyFile: Int32 = -1
+    private var bodyPath = ""
+    private var received = 0
+    private var sniffed = false
+    private var head: [UInt8] = []
+    private var responseHeaders: [String: String] = [:]
+    /// Why we stopped the transfer from a callback, if we did.
+    private var abortReason: ImageCoreError?
+    private let requestTime = WallClock.now()
+    private let events: EventLog
+
+    /// Creates the easy handle and configures it. The corresponding C function is `curl_easy_init`.
+    init?(id: UInt64, request: DownloadRequest, settings: Downloader.Configuration,
+          continuation: CheckedContinuation<DownloadResponse, any Error>) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.id = id
+        self.request = request
+        self.continuation = continuation
+        self.handle = handle
+        self.events = settings.events
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(requestHeaders)
+        if bodyFile >= 0 { close(bodyFile) }
+        errorBuffer.deallocate()
+    }
+
+    /// Opens the body file and sets every option; throws if one is refused.
+    func configure(_ settings: Downloader.Configuration, share: UnsafeMutableRawPointer?) throws {
+        let (fd, path) = try POSIXFile.createTemporary(in: settings.temporaryDirectory, suffix: ".part")
+        bodyFile = fd
+        bodyPath = path
+        let timeoutMs = Int(request.timeout * 1000)
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_FOLLOWLOCATION, 1)
+        try set(CURLOPT_MAXREDIRS, request.maxRedirects)
+        try set(CURLOPT_TIMEOUT_MS, timeoutMs)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, min(timeoutMs, Int(request.connectTimeout * 1000)))
+        // A stalled body fails after 10 s below 1 byte/s even if the total
+        // timeout is generous.
+        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try set(CURLOPT_LOW_SPEED_TIME, 10)
+        try set(CURLOPT_MAXFILESIZE_LARGE, request.maxBytes)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_SSL_VERIFYPEER, request.allowsInsecureTLS ? 0 : 1)
+        try set(CURLOPT_SSL_VERIFYHOST, request.allowsInsecureTLS ? 0 : 2)
+        try set(CURLOPT_USERAGENT, settings.userAgent)
+        // No Accept-Encoding: images are already compressed, and an encoded
+        // body would need Vary handling in the cache key.
+        try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        if let credentials = request.credentials {
+            try set(CURLOPT_USERPWD, credentials)
+            // CURLAUTH_BASIC is 1; the macro is a cast expression Swift does not import.
+            try set(CURLOPT_HTTPAUTH, 1)
+            try set(CURLOPT_UNRESTRICTED_AUTH, 0)
+        }
+        if let proxy = request.proxy { try set(CURLOPT_PROXY, proxy) }
+        if let cookieJar = settings.cookieJar {
+            try set(CURLOPT_COOKIEFILE, cookieJar)
+            try set(CURLOPT_COOKIEJAR, cookieJar)
+        }
+        if let share { try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_SHARE, share)) }
+
+        var headers = [HTTPHeader(name: "Accept", value: "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5")]
+        for header in request.headers {
+            headers.removeAll { $0.name.lowercased() == header.name.lowercased() }
+            headers.append(header)
+        }
+        for header in headers {
+            requestHeaders = curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
+        }
+        try check(imgcache_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders))
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        try check(imgcache_curl_easy_setopt_write_callback(handle, curlWriteBody))
+        try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+        try check(imgcache_curl_easy_setopt_header_callback(handle, curlReceiveHeader))
+        try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
+        events.emit("request started: GET \(request.url)")
+    }
+
+    /// Body bytes from libcurl. Returning fewer bytes than given aborts the
+    /// transfer with CURLE_WRITE_ERROR; `abortReason` says why.
+    fileprivate func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if received == 0 {
+            let status = responseCode()
+            if status >= 400 {
+                // The error page is of no use: stop instead of downloading it.
+                abortReason = .httpStatus(status)
+                return 0
+            }
+        }
+        if !sniffed {
+            head += chunk.prefix(ImageFormat.sniffLength - head.count)
+            if head.count >= ImageFormat.sniffLength {
+                sniffed = true
+                if let problem = Self.sniffProblem(head) {
+                    abortReason = problem
+                    return 0
+                }
+            }
+        }
+        guard received + chunk.count <= request.maxBytes else {
+            abortReason = ImageCoreError(.image, "body larger than the limit of \(request.maxBytes) bytes")
+            return 0
+        }
+        do {
+            try POSIXFile.writeAll(bodyFile, chunk, path: bodyPath)
+        } catch let error as ImageCoreError {
+            abortReason = error
+            return 0
+        } catch {
+            return 0
+        }
+        received += chunk.count
+        return chunk.count
+    }
+
+    /// One response header line. A status line starts a new response (after a
+    /// redirect or a 100 Continue), so earlier headers are dropped.
+    fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            responseHeaders.removeAll()
+            return
+        }
+        guard let header = HTTPHeader(parsing: text) else { return }
+        let name = header.name.lowercased()
+        if let existing = responseHeaders[name] {
+            responseHeaders[name] = existing + ", " + header.value
+        } else {
+            responseHeaders[name] = header.value
+        }
+    }
+
+    /// Resumes the waiting caller with the outcome of `code`.
+    func finish(_ code: CURLcode) {
+        close(bodyFile)
+        bodyFile = -1
+        let status = responseCode()
+        let outcome: Result<DownloadResponse, ImageCoreError>
+        if code == CURLE_OK && status >= 400 {
+            outcome = .failure(.httpStatus(status))
+        } else if code == CURLE_OK {
+            if !sniffed, let problem = Self.sniffProblem(head) {
+                outcome = .failure(problem)
+            } else {
+                outcome = .success(DownloadResponse(
+                    status: status, effectiveURL: effectiveURL(), headers: responseHeaders, bodyPath: bodyPath,
+                    bodySize: received, requestTime: requestTime, responseTime: WallClock.now()))
+            }
+        } else if let abortReason {
+            outcome = .failure(abortReason)
+        } else {
+            let detail = String(cString: errorBuffer)
+            outcome = .failure(CurlError.error(for: code, detail: detail))
+        }
+        switch outcome {
+        case .success(let response):
+            events.emit("response received: \(request.url): HTTP \(status), \(response.bodySize) bytes")
+            continuation.resume(returning: response)
+        case .failure(let error):
+            events.emit("request failed: \(request.url): \(error.message)")
+            unlink(bodyPath)
+            continuation.resume(throwing: error)
+        }
+    }
+
+    /// Ends the transfer without running it (cancelled, or configuration failed).
+    func abandon(_ error: ImageCoreError) {
+        if bodyFile >= 0 {
+            close(bodyFile)
+            bodyFile = -1
+            unlink(bodyPath)
+        }
+        continuation.resume(throwing: error)
+    }
+
+    private static func sniffProblem(_ head: [UInt8]) -> ImageCoreError? {
+        switch ImageFormat.sniff(head) {
+        case .supported: nil
+        case .unsupported(let name): ImageCoreError(.image, "unsupported image format (\(name))")
+        case .notAnImage(let what): ImageCoreError(.image, what)
+        }
+    }
+
+    /// The corresponding C function is `curl_easy_getinfo` with `CURLINFO_RESPONSE_CODE`.
+    private func responseCode() -> Int {
+        var code = 0
+        _ = imgcache_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// The corresponding C function is `curl_easy_getinfo` with `CURLINFO_EFFECTIVE_URL`.
+    private func effectiveURL() -> String {
+        var pointer: UnsafeMutablePointer<CChar>?
+        _ = imgcache_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &pointer)
+        return pointer.map { String(cString: $0) } ?? request.url
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws {
+        try check(imgcache_curl_easy_setopt_long(handle, option, value))
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws {
+        try check(imgcache_curl_easy_setopt_string(handle, option, value))
+    }
+
+    private func check(_ code: CURLcode) throws {
+        guard code == CURLE_OK else {
+            throw ImageCoreError(.failure, "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+}
+
+/// libcurl's write callback: `userdata` is the unretained `CurlTransfer`.
+private let curlWriteBody: curl_write_callback = { data, size, count, userdata in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+/// libcurl's header callback: `userdata` is the unretained `CurlTransfer`.
+private let curlReceiveHeader: curl_write_callback = { data, size, count, userdata in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+    return size * count
+}

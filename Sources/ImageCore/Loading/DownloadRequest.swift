@@ -1,0 +1,87 @@
+/// One HTTP request header.
+public struct HTTPHeader: Sendable, Equatable {
+    /// The field name, as given.
+    public var name: String
+    /// The field value.
+    public var value: String
+
+    /// Creates a header.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Parses "Name: value"; nil if there is no colon or the name is empty.
+    public init?(parsing line: String) {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let name = line[..<colon].trimmingSpaces()
+        guard !name.isEmpty, !name.contains(" ") else { return nil }
+        self.init(name: String(name), value: String(line[line.index(after: colon)...].trimmingSpaces()))
+    }
+}
+
+/// Everything that shapes one download (SDWebImageDownloaderOptions and the
+/// downloader's per-request settings as one value).
+public struct DownloadRequest: Sendable {
+    /// Scheduling priority among queued downloads.
+    public enum Priority: Int, Sendable, Comparable {
+        case low, normal, high
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// An http or https URL.
+    public var url: String
+    /// Extra request headers.
+    public var headers: [HTTPHeader] = []
+    /// "user:password" for HTTP authentication; sent only to the original host.
+    public var credentials: String?
+    /// Total time allowed for the transfer, in seconds.
+    public var timeout: Double = 15
+    /// Time allowed to connect, in seconds (capped by `timeout`).
+    public var connectTimeout: Double = 10
+    /// Largest body accepted, in bytes.
+    public var maxBytes: Int = 64 * 1024 * 1024
+    /// Most redirects followed (only to http and https).
+    public var maxRedirects: Int = 10
+    /// Skip TLS certificate and host name verification.
+    public var allowsInsecureTLS = false
+    /// Proxy URL; nil uses the `*_proxy` environment variables.
+    public var proxy: String?
+    /// Scheduling priority.
+    public var priority: Priority = .normal
+
+    /// A request for `url` with the defaults.
+    public init(url: String) {
+        self.url = url
+    }
+}
+
+/// What came back from the server for a successful (2xx) download.
+public struct DownloadResponse: Sendable {
+    /// The final HTTP status.
+    public var status: Int
+    /// The URL after redirects.
+    public var effectiveURL: String
+    /// Response headers of the final response, names lowercased.
+    public var headers: [String: String]
+    /// The temporary file holding the body; the caller owns it now.
+    public var bodyPath: String
+    /// Bytes in the body.
+    public var bodySize: Int
+    /// When the request was sent and the response arrived (seconds since 1970).
+    public var requestTime: Double
+    /// When the response was complete.
+    public var responseTime: Double
+}
+
+/// The data-loading seam.
+///
+/// Thread safety: implementations may be called from any task concurrently;
+/// each call is one transfer (coalescing of identical requests is the
+/// caller's business, see `ImageManager`).
+public protocol DataLoading: Sendable {
+    /// Downloads `request`'s URL into a temporary file. Throws
+    /// `ImageCoreError` (`.network`, `.http`, `.image` for a body that is
+    /// clearly not an image or too large, `.cacheIO`, `.interrupted`).
+    func download(_ request: DownloadRequest) async throws -> DownloadResponse
+}

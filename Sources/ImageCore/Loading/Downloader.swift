@@ -1,0 +1,79 @@
+import Synchronization
+
+/// Downloads over libcurl's multi interface (SDWebImageDownloader's job):
+/// at most `maxConcurrentDownloads` transfers at once, in priority then FIFO
+/// or LIFO order, each body streamed into a temporary file.
+///
+/// Thread safety: `download` may be called from any task, concurrently.
+/// Cancelling the calling task cancels its transfer.
+public final class Downloader: DataLoading {
+    /// The order in which queued downloads of equal priority start.
+    public enum Order: String, Sendable {
+        /// First queued, first started.
+        case fifo
+        /// Last queued, first started (SDWebImage's LIFO execution order).
+        case lifo
+    }
+
+    /// Settings shared by every transfer of one downloader.
+    public struct Configuration: Sendable {
+        /// Where bodies are written while they download; must be on the same
+        /// file system as the cache so a finished body can be renamed into it.
+        public var temporaryDirectory: String
+        /// Most transfers running at once.
+        public var maxConcurrentDownloads = 6
+        /// Most connections to one host.
+        public var maxConnectionsPerHost = 6
+        /// Start order among equal priorities.
+        public var order = Order.fifo
+        /// Netscape-format cookie file read before and written after transfers.
+        public var cookieJar: String?
+        /// The User-Agent header.
+        public var userAgent = "imgcache/\(ImageCoreVersion.string)"
+        /// Where `--verbose` events go.
+        public var events = EventLog.silent
+
+        /// Settings writing bodies into `temporaryDirectory`.
+        public init(temporaryDirectory: String) {
+            self.temporaryDirectory = temporaryDirectory
+        }
+    }
+
+    private let loop: CurlMultiLoop
+    private let nextID = Atomic<UInt64>(0)
+
+    /// Creates a downloader; libcurl is initialised here, not before, so
+    /// commands that never reach the network never pay for it.
+    public init(configuration: Configuration) {
+        loop = CurlMultiLoop(settings: configuration)
+    }
+
+    deinit {
+        loop.shutDown()
+    }
+
+    public func download(_ request: DownloadRequest) async throws -> DownloadResponse {
+        guard request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://") else {
+            throw ImageCoreError(.failure, "only http and https URLs are supported")
+        }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.enqueue(id: id, request: request, continuation: continuation)
+            }
+        } onCancel: {
+            loop.cancel(id: id)
+        }
+    }
+
+    /// Cancels every queued and running transfer; their callers get `.interrupted`.
+    public func cancelAll() {
+        loop.cancelAll()
+    }
+}
+
+/// The version reported in the User-Agent and `--version`.
+public enum ImageCoreVersion {
+    /// The release version.
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,113 @@
+/// What the cache keeps of a response's headers to judge and revalidate it.
+public struct HTTPValidators: Sendable, Equatable {
+    /// The ETag, verbatim.
+    public var etag: String?
+    /// The Last-Modified date, verbatim.
+    public var lastModified: String?
+    /// When the response stops being fresh (seconds since 1970): from
+    /// Cache-Control max-age less Age, else Expires less Date.
+    public var expires: Double?
+
+    /// No validators.
+    public init(etag: String? = nil, lastModified: String? = nil, expires: Double? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+        self.expires = expires
+    }
+
+    /// Reads validators from response headers (names lowercased).
+    public init(headers: [String: String], responseTime: Double) {
+        etag = headers["etag"]
+        lastModified = headers["last-modified"]
+        let age = headers["age"].flatMap { Double($0.trimmingSpaces()) } ?? 0
+        if let maxAge = Self.directive("max-age", in: headers["cache-control"]) {
+            expires = responseTime + max(0, maxAge - age)
+        } else if let expiresHeader = headers["expires"] {
+            // An invalid Expires ("0", "-1") means already expired (RFC 9111 §5.3).
+            let expiry = HTTPDate.parse(expiresHeader) ?? 0
+            let date = headers["date"].flatMap(HTTPDate.parse) ?? responseTime
+            expires = responseTime + (expiry - date)
+        }
+    }
+
+    private static func directive(_ name: String, in cacheControl: String?) -> Double? {
+        guard let cacheControl else { return nil }
+        for part in cacheControl.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces().lowercased() }
+            if pair.first == name, pair.count == 2, let value = Double(pair[1].filter { $0 != "\"" }) { return value }
+        }
+        return nil
+    }
+}
+
+/// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms.
+public enum HTTPDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// Seconds since 1970 for an HTTP date; nil if it is not one.
+    public static func parse(_ text: String) -> Double? {
+        let words = text.split { $0 == " " || $0 == "," || $0 == "-" }.map { $0.lowercased() }
+        // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" and RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT"
+        // become [weekday, day, month, year, time, gmt]; asctime "Sun Nov  6 08:49:37 1994"
+        // becomes [weekday, month, day, time, year].
+        var day: Int?, month: Int?, year: Int?, time: String?
+        if words.count == 6, words[5] == "gmt" {
+            (day, month, year, time) = (Int(words[1]), months.firstIndex(of: words[2]), Int(words[3]), words[4])
+            if let y = year, y < 100 { year = y + (y < 70 ? 2000 : 1900) }
+        } else if words.count == 5 {
+            (day, month, year, time) = (Int(words[2]), months.firstIndex(of: words[1]), Int(words[4]), words[3])
+        }
+        guard let day, let month, let year, let time else { return nil }
+        let clock = time.split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3, (1...31).contains(day), clock[0] < 24, clock[1] < 60, clock[2] < 61 else { return nil }
+        return Double(daysSinceEpoch(year: year, month: month + 1, day: day) * 86400
+            + clock[0] * 3600 + clock[1] * 60 + clock[2])
+    }
+
+    /// Formats seconds since 1970 as an IMF-fixdate.
+    public static func format(_ seconds: Double) -> String {
+        let (date, secondsOfDay) = civil(seconds)
+        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+        let days = Int((seconds / 86400).rounded(.down))
+        let weekday = weekdays[((days % 7) + 7) % 7]
+        let month = months[date.month - 1].prefix(1).uppercased() + months[date.month - 1].dropFirst()
+        return "\(weekday), \(pad(date.day)) \(month) \(date.year) \(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
+    }
+
+    /// Formats seconds since 1970 as ISO 8601 in UTC, e.g. "2026-11-22T10:15:00Z".
+    public static func iso8601(_ seconds: Double) -> String {
+        let (date, secondsOfDay) = civil(seconds)
+        let year = String(date.year)
+        return "\(year)-\(pad(date.month))-\(pad(date.day))T\(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60))Z"
+    }
+
+    private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+
+    private static func civil(_ seconds: Double) -> ((year: Int, month: Int, day: Int), Int) {
+        let whole = Int(seconds.rounded(.down))
+        let days = Int((Double(whole) / 86400).rounded(.down))
+        return (civilFromDays(days), whole - days * 86400)
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days algorithms.
+    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,75 @@
+/// Parsing of the size and duration notations the command line and
+/// `imgcache.conf` share: sizes in B, K/KB/KiB, M, G (binary multiples),
+/// durations in s, m, h, d, w.
+public enum Quantities {
+    /// Bytes for "64M", "512K", "1G", "100" (bytes). Nil if malformed.
+    public static func parseSize(_ text: String) -> Int? {
+        let (number, unit) = split(text)
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        let multiplier: Double
+        switch unit.lowercased() {
+        case "", "b": multiplier = 1
+        case "k", "kb", "kib": multiplier = 1024
+        case "m", "mb", "mib": multiplier = 1024 * 1024
+        case "g", "gb", "gib": multiplier = 1024 * 1024 * 1024
+        case "t", "tb", "tib": multiplier = 1024 * 1024 * 1024 * 1024
+        default: return nil
+        }
+        let bytes = value * multiplier
+        return bytes < Double(Int.max) ? Int(bytes) : nil
+    }
+
+    /// Seconds for "90s", "15m", "12h", "7d", "2w", or a bare number of seconds. Nil if malformed.
+    public static func parseDuration(_ text: String) -> Double? {
+        let (number, unit) = split(text)
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        switch unit.lowercased() {
+        case "", "s": return value
+        case "m": return value * 60
+        case "h": return value * 3600
+        case "d": return value * 86400
+        case "w": return value * 604_800
+        default: return nil
+        }
+    }
+
+    /// "1.5 MiB"-style text for people.
+    public static func formatSize(_ bytes: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) B" }
+        let rounded = (value * 10).rounded() / 10
+        return "\(rounded) \(units[unit])"
+    }
+
+    /// "7d", "12h", "90s"-style text: the largest unit that divides evenly.
+    public static func formatDuration(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        guard Double(whole) == seconds else { return "\(seconds)s" }
+        for (unit, size) in [("w", 604_800), ("d", 86400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
+            return "\(whole / size)\(unit)"
+        }
+        return "\(whole)s"
+    }
+
+    private static func split(_ text: String) -> (Substring, Substring) {
+        let trimmed = text.trimmingSpaces()
+        let end = trimmed.firstIndex { !($0.isNumber || $0 == ".") } ?? trimmed.endIndex
+        return (trimmed[..<end], trimmed[end...].trimmingSpaces())
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }) else { return Substring() }
+        let last = lastIndex(where: { !isSpace($0) })!
+        return Substring(self[first...last])
+    }
+}
