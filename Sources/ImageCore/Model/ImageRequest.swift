@@ -1,0 +1,57 @@
+/// What a caller wants for one URL: where to look, what may be used, and
+/// whether pixels are needed (SDWebImageOptions as a value).
+public struct ImageRequest: Sendable {
+    /// How the network may be used.
+    public enum NetworkPolicy: Sendable {
+        /// Download on a cache miss.
+        case allowed
+        /// Never use the network; a miss is `.notCached`.
+        case offline
+    }
+
+    /// The network request, including the URL.
+    public var download: DownloadRequest
+    /// Request the URL even if it is on the failed-URL list.
+    public var retriesFailed = false
+    /// Keep a downloaded image out of the disk cache (memory only).
+    public var storesToDisk = true
+    /// Whether the network may be used.
+    public var network = NetworkPolicy.allowed
+    /// Decode pixels (for `--decode`); otherwise only the header is read.
+    public var decodesPixels = false
+    /// The frame to decode, or nil for every frame.
+    public var frame: Int?
+
+    /// The URL.
+    public var url: String { download.url }
+
+    /// A request for `url` with the defaults.
+    public init(url: String) {
+        download = DownloadRequest(url: url)
+    }
+}
+
+/// The outcome of a successful load.
+public struct ImageResponse: Sendable {
+    /// Where the image came from.
+    public enum Source: String, Sendable {
+        case memory, disk, downloaded, revalidated
+    }
+
+    /// The URL that was asked for.
+    public var url: String
+    /// The cache key it maps to.
+    public var key: CacheKey
+    /// Where the image came from.
+    public var source: Source
+    /// Header facts.
+    public var info: ImageInfo
+    /// The original bytes, exactly as downloaded.
+    public var bytes: [UInt8]
+    /// The disk entry, if the image is (now) stored on disk.
+    public var entry: CacheEntry?
+    /// Absolute path of the cached bytes, if stored on disk.
+    public var path: String?
+    /// The decoded pixels, if they were asked for.
+    public var image: DecodedImage?
+}
