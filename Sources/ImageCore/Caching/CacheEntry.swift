@@ -50,7 +50,7 @@ extension CacheEntry {
         var lines = [Self.magic]
         func add(_ name: String, _ value: String?) {
             guard let value else { return }
-            lines.append("\(name) \(value.filter { $0 != "\n" && $0 != "\r" })")
+            lines.append("\(name) \(value.filter { !$0.isNewline })")
         }
         add("key", key)
         add("url", url)

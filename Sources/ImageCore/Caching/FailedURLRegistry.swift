@@ -44,7 +44,7 @@ public struct FailedURLRegistry: Sendable {
             "url \(url)", "kind \(error.kind.rawValue)", error.httpStatus.map { "status \($0)" },
             "message \(error.message)", "failed \(now)", "expires \(now + timeToLive)",
         ]
-        let text = lines.compactMap { $0?.filter { $0 != "\n" } }.joined(separator: "\n") + "\n"
+        let text = lines.compactMap { $0?.filter { !$0.isNewline } }.joined(separator: "\n") + "\n"
         try POSIXFile.writeAtomically(Array(text.utf8), to: path, temporaryDirectory: directory.temporary)
     }
 

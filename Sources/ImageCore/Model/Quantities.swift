@@ -67,7 +67,8 @@ public enum Quantities {
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     func trimmingSpaces() -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        // Character.isWhitespace also covers "\r\n", which is one Character.
+        let isSpace: (Character) -> Bool = { $0.isWhitespace }
         guard let first = firstIndex(where: { !isSpace($0) }) else { return Substring() }
         let last = lastIndex(where: { !isSpace($0) })!
         return Substring(self[first...last])

@@ -1,0 +1,61 @@
+# imgcache — GNU-style Makefile. `make demo` and `make test` set up a fresh
+# Debian/Ubuntu machine by themselves (see `deps`).
+
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin
+mandir ?= $(prefix)/share/man
+DESTDIR ?=
+
+SWIFT ?= swift
+CONFIG ?= release
+SWIFTFLAGS ?=
+BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+
+# Build dependencies (C libraries) and the reference tools the tests compare against.
+DEB_PACKAGES = libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libgif-dev libwebp-dev pkg-config \
+	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 hyperfine
+JPEG_DEV = $(shell if apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then echo libjpeg62-turbo-dev; else echo libjpeg-turbo8-dev; fi)
+
+.PHONY: all deps build test demo bench man lint install uninstall clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES) $(JPEG_DEV); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) $(SWIFTFLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+
+demo: build
+	@sh scripts/demo.sh "$(BUILD_DIR)/imgcache"
+
+bench: build
+	@sh scripts/bench.sh "$(BUILD_DIR)/imgcache"
+
+man: deps
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page=false
+	cp .build/plugins/GenerateManual/outputs/imgcache/imgcache.1 man/imgcache.1
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+install: build
+	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(mandir)/man1"
+	install -m 755 "$(BUILD_DIR)/imgcache" "$(DESTDIR)$(bindir)/imgcache"
+	install -m 644 man/imgcache.1 "$(DESTDIR)$(mandir)/man1/imgcache.1"
+
+uninstall:
+	rm -f "$(DESTDIR)$(bindir)/imgcache" "$(DESTDIR)$(mandir)/man1/imgcache.1"
+
+clean:
+	rm -rf .build

@@ -1,0 +1,20 @@
+import ImageCore
+
+/// Opens the cache for a subcommand: reads `imgcache.conf`, applies the
+/// command-line overrides, and builds the manager. Opening does not touch
+/// libcurl; the first download does.
+enum CacheSession {
+    /// A manager for the cache the global options name.
+    static func open(_ global: GlobalOptions, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
+                     concurrency: Int = 6, order: Downloader.Order = .fifo) throws -> ImageManager {
+        let directory = global.resolvedCacheDirectory
+        var configuration = ImageManager.Configuration(directory: directory)
+        configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+        configuration.keyPolicy = keyPolicy
+        configuration.cookieJar = cookieJar.map(Environment.absolutePath)
+        configuration.maxConcurrentDownloads = concurrency
+        configuration.order = order
+        configuration.events = global.events
+        return try ImageManager(configuration: configuration, decoder: ImageDecoder(limits: configuration.limits))
+    }
+}

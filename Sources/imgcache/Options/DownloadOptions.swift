@@ -1,0 +1,85 @@
+import ArgumentParser
+import ImageCore
+
+/// The download and cache-behaviour options shared by `fetch` and `prefetch`.
+struct DownloadOptions: ParsableArguments {
+    @Flag(help: "Request a URL even if it is on the failed-URL list.")
+    var retryFailed = false
+
+    @Flag(help: "Do not write to the disk cache.")
+    var noStore = false
+
+    @Flag(help: "Never use the network; a URL not in the cache is an error (exit 7).")
+    var offline = false
+
+    @Option(help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
+    var timeout: Double = 15
+
+    @Option(name: [.customShort("H"), .long], help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
+    var header: [String] = []
+
+    @Option(name: [.customShort("u"), .long], help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("Read and update cookies in this Netscape-format file.", valueName: "file"))
+    var cookieJar: String?
+
+    @Flag(name: [.customShort("k"), .long], help: "Skip TLS certificate verification.")
+    var insecure = false
+
+    @Option(help: ArgumentHelp("Proxy URL (http_proxy, https_proxy and no_proxy are honoured by default).", valueName: "url"))
+    var proxy: String?
+
+    @Flag(help: "Cache key without the query string.")
+    var keyIgnoreQuery = false
+
+    @Option(help: ArgumentHelp("Cache key without this query parameter (repeatable).", valueName: "name"))
+    var keyStripParam: [String] = []
+
+    @Option(help: ArgumentHelp("Largest body accepted (e.g. 64M).", valueName: "size"))
+    var maxBytes: String = "64M"
+
+    @Option(help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n"))
+    var maxRedirects: Int = 10
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard Quantities.parseSize(maxBytes) != nil else { throw ValidationError("--max-bytes: bad size '\(maxBytes)'") }
+        guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
+        for line in header where HTTPHeader(parsing: line) == nil {
+            throw ValidationError("--header '\(line)' is not of the form 'Name: value'")
+        }
+        if let user, !user.contains(":") { throw ValidationError("--user must be USER:PASSWORD") }
+    }
+
+    /// The cache key policy these options ask for.
+    var keyPolicy: CacheKeyPolicy {
+        CacheKeyPolicy(ignoresQuery: keyIgnoreQuery, strippedParameters: keyStripParam)
+    }
+
+    /// An image request for `url` with these options.
+    func request(for url: String) -> ImageRequest {
+        var request = ImageRequest(url: url)
+        request.retriesFailed = retryFailed
+        request.storesToDisk = !noStore
+        request.network = offline ? .offline : .allowed
+        request.download.headers = header.compactMap(HTTPHeader.init(parsing:))
+        request.download.credentials = user
+        request.download.timeout = timeout
+        request.download.allowsInsecureTLS = insecure
+        request.download.proxy = proxy
+        request.download.maxBytes = Quantities.parseSize(maxBytes) ?? request.download.maxBytes
+        request.download.maxRedirects = maxRedirects
+        return request
+    }
+}
+
+/// Checks that each argument is an http or https URL.
+func validateURLs(_ urls: [String]) throws {
+    for url in urls {
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8 else {
+            throw ValidationError("'\(url)' is not an http or https URL")
+        }
+    }
+}

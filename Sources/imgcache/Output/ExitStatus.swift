@@ -1,0 +1,39 @@
+import ArgumentParser
+import ImageCore
+
+/// The documented exit statuses (CLI.md) and how errors map onto them.
+enum ExitStatus {
+    /// The status for one kind of error.
+    static func code(for kind: ImageCoreError.Kind) -> Int32 {
+        switch kind {
+        case .failure: 1
+        case .network: 3
+        case .http: 4
+        case .image: 5
+        case .failedBefore: 6
+        case .notCached: 7
+        case .cacheIO: 8
+        case .interrupted: 130
+        }
+    }
+
+    /// The status of a run: 0 if nothing failed, the shared kind's status if
+    /// every failure is of one kind, 1 if they differ. An interruption wins.
+    static func code(for failures: [ImageCoreError.Kind]) -> Int32 {
+        if failures.contains(.interrupted) { return 130 }
+        guard let first = failures.first else { return 0 }
+        return failures.allSatisfy { $0 == first } ? code(for: first) : 1
+    }
+
+    /// Ends the command with `status` (nothing to do for 0).
+    static func exit(_ status: Int32) throws {
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// Turns any error into an `ImageCoreError` for reporting.
+func coreError(_ error: any Error) -> ImageCoreError {
+    if let error = error as? ImageCoreError { return error }
+    if error is CancellationError { return ImageCoreError(.interrupted, "interrupted") }
+    return ImageCoreError(.failure, "\(error)")
+}

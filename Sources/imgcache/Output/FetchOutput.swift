@@ -1,0 +1,96 @@
+import ImageCore
+
+/// Runs `fetch` for every URL concurrently and writes each result in input
+/// order: bytes, pixels, metadata or a path, to stdout or files.
+struct FetchOutput {
+    let command: IMGCacheCommand.Fetch
+    let manager: ImageManager
+
+    /// Fetches everything; returns the kinds of the failures.
+    func fetchAll() async -> [ImageCoreError.Kind] {
+        var failures: [ImageCoreError.Kind] = []
+        await withTaskGroup(of: (Int, Result<ImageResponse, ImageCoreError>, Double).self) { group in
+            for (index, url) in command.urls.enumerated() {
+                var request = command.download.request(for: url)
+                request.decodesPixels = command.decode != nil
+                request.frame = command.frame
+                group.addTask {
+                    let start = WallClock.monotonic()
+                    do {
+                        let response = try await manager.load(request)
+                        return (index, .success(response), (WallClock.monotonic() - start) * 1000)
+                    } catch {
+                        return (index, .failure(coreError(error)), (WallClock.monotonic() - start) * 1000)
+                    }
+                }
+            }
+            // Results arrive in completion order; hold them until every
+            // earlier URL has been written.
+            var pending: [Int: (Result<ImageResponse, ImageCoreError>, Double)] = [:]
+            var next = 0
+            for await (index, outcome, duration) in group {
+                pending[index] = (outcome, duration)
+                while let (outcome, duration) = pending.removeValue(forKey: next) {
+                    if let failure = emit(index: next, outcome: outcome, durationMs: duration) {
+                        failures.append(failure)
+                    }
+                    next += 1
+                }
+            }
+        }
+        return failures
+    }
+
+    /// Writes one result; returns the failure kind if it failed.
+    private func emit(index: Int, outcome: Result<ImageResponse, ImageCoreError>, durationMs: Double) -> ImageCoreError.Kind? {
+        let url = command.urls[index]
+        var outcome = outcome
+        if case .success(let response) = outcome, !command.global.json {
+            do {
+                try write(response, index: index)
+            } catch {
+                outcome = .failure(coreError(error))
+            }
+        }
+        if command.global.json {
+            let record = JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome, durationMs: durationMs)
+            StandardStreams.print(record.text)
+        }
+        guard case .failure(let error) = outcome else { return nil }
+        StandardStreams.printError("imgcache: \(url): \(error.message)")
+        return error.kind
+    }
+
+    private func write(_ response: ImageResponse, index: Int) throws {
+        if command.path {
+            guard let path = response.path else { throw ImageCoreError(.cacheIO, "not stored in the disk cache") }
+            StandardStreams.print(path)
+            return
+        }
+        let bytes: [UInt8]
+        let fileExtension: String
+        if let format = command.decode, let image = response.image {
+            bytes = try encode(image, as: format.pixelFormat)
+            fileExtension = format.rawValue
+        } else {
+            bytes = response.bytes
+            fileExtension = response.info.format.fileExtension
+        }
+        if let file = command.output.isEmpty ? nil : command.output[index] {
+            try OutputFile.write(bytes, to: Environment.absolutePath(file))
+        } else if let directory = command.outputDir {
+            try OutputFile.write(bytes, to: Environment.absolutePath("\(directory)/\(response.key.hash).\(fileExtension)"))
+        } else if StandardStreams.isTerminal(1) {
+            StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)")
+        } else if !StandardStreams.write(bytes) {
+            throw ImageCoreError(.failure, "cannot write to stdout")
+        }
+    }
+
+    private func summary(_ response: ImageResponse) -> String {
+        let info = response.info
+        let frames = info.frameCount > 1 ? ", \(info.frameCount) frames" : ""
+        return "\(response.url): \(info.format.rawValue.uppercased()) \(info.width)×\(info.height)\(frames), "
+            + "\(Quantities.formatSize(response.bytes.count)), \(response.source.rawValue)"
+    }
+}

@@ -1,0 +1,85 @@
+import ImageCore
+
+/// A JSON object written field by field in a fixed order (JSON Lines output
+/// is read by people too, so the order matches CLI.md).
+struct JSONRecord {
+    private var fields: [String] = []
+
+    /// Adds a string field; nil is omitted.
+    mutating func add(_ name: String, _ value: String?) {
+        guard let value else { return }
+        fields.append("\(Self.quote(name)):\(Self.quote(value))")
+    }
+
+    /// Adds an integer field; nil is omitted.
+    mutating func add(_ name: String, _ value: Int?) {
+        guard let value else { return }
+        fields.append("\(Self.quote(name)):\(value)")
+    }
+
+    /// Adds a number field with up to one decimal; nil is omitted.
+    mutating func add(_ name: String, _ value: Double?) {
+        guard let value, value.isFinite else { return }
+        fields.append("\(Self.quote(name)):\((value * 10).rounded() / 10)")
+    }
+
+    /// Adds a nested object.
+    mutating func add(_ name: String, _ value: JSONRecord) {
+        fields.append("\(Self.quote(name)):\(value.text)")
+    }
+
+    /// The object as one line of JSON.
+    var text: String { "{" + fields.joined(separator: ",") + "}" }
+
+    /// A JSON string literal.
+    static func quote(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension JSONRecord {
+    /// The CLI.md record for one URL's outcome.
+    static func result(url: String, key: CacheKey, outcome: Result<ImageResponse, ImageCoreError>,
+                       durationMs: Double?) -> JSONRecord {
+        var record = JSONRecord()
+        record.add("url", url)
+        record.add("key", key.hash)
+        switch outcome {
+        case .success(let response):
+            record.add("result", response.source.rawValue)
+            record.add("format", response.info.format.rawValue)
+            record.add("width", response.info.width)
+            record.add("height", response.info.height)
+            record.add("frames", response.info.frameCount)
+            record.add("bytes", response.bytes.count)
+            record.add("path", response.path)
+            record.add("etag", response.entry?.etag)
+            record.add("last_modified", response.entry?.lastModified)
+            record.add("expires", response.entry?.expires.map(HTTPDate.iso8601))
+        case .failure(let error):
+            record.add("result", error.kind == .failedBefore ? "skipped" : "failed")
+        }
+        record.add("duration_ms", durationMs)
+        if case .failure(let error) = outcome {
+            var detail = JSONRecord()
+            detail.add("kind", error.kind.rawValue)
+            detail.add("message", error.message)
+            record.add("error", detail)
+        }
+        return record
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ImageCore
+
+/// Writes user-requested output files atomically: a temporary file beside the
+/// target, then a rename, so a reader never sees half an image.
+enum OutputFile {
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let temporary = "\(directory)/.imgcache-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw outputError("cannot create", path, errno) }
+        let written = bytes.withUnsafeBytes { buffer -> Int32 in
+            var done = 0
+            while done < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += n
+            }
+            return 0
+        }
+        close(fd)
+        guard written == 0 else {
+            unlink(temporary)
+            throw outputError("cannot write", path, written)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw outputError("cannot write", path, code)
+        }
+    }
+
+    private static func outputError(_ what: String, _ path: String, _ code: Int32) -> ImageCoreError {
+        ImageCoreError(.failure, "\(what) \(path): \(String(cString: strerror(code)))")
+    }
+}

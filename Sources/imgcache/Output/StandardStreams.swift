@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Writes to stdout and stderr with plain `write(2)`: no buffering surprises
+/// between the two, and binary data goes out unchanged. A lock keeps lines
+/// from concurrent tasks whole.
+enum StandardStreams {
+    private static let lock = Mutex(())
+
+    /// Writes bytes to stdout. Returns false if stdout is closed or broken.
+    @discardableResult
+    static func write(_ bytes: [UInt8]) -> Bool {
+        lock.withLock { _ in writeAll(1, bytes) }
+    }
+
+    /// Writes a line to stdout.
+    static func print(_ line: String) {
+        write(Array((line + "\n").utf8))
+    }
+
+    /// Writes a line to stderr.
+    static func printError(_ line: String) {
+        _ = lock.withLock { _ in writeAll(2, Array((line + "\n").utf8)) }
+    }
+
+    /// Whether the file descriptor is a terminal.
+    static func isTerminal(_ fd: Int32) -> Bool {
+        isatty(fd) == 1
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                done += n
+            }
+            return true
+        }
+    }
+}
