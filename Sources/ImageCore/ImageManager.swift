@@ -101,8 +101,9 @@ public final class ImageManager: Sendable {
                                  "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again")
         }
         let fetched: Fetched
+        let joined: Bool
         do {
-            (fetched, _) = try await inflight.run(key.string) { [self] in
+            (fetched, joined) = try await inflight.run(key.string) { [self] in
                 try await downloadAndStore(request, key: key)
             }
         } catch let error as ImageCoreError {
@@ -113,7 +114,9 @@ public final class ImageManager: Sendable {
             throw error
         }
         if request.retriesFailed { _ = try? failedURLs.remove(key) }
-        let response = ImageResponse(url: request.url, key: key, source: .downloaded, info: fetched.info,
+        // A caller that joined another's download got it without a transfer
+        // of its own: from this process's memory, as far as it can tell.
+        let response = ImageResponse(url: request.url, key: key, source: joined ? .memory : .downloaded, info: fetched.info,
                                      bytes: fetched.bytes, entry: fetched.stored?.entry, path: fetched.stored?.path)
         return try await withPixels(response, request)
     }

@@ -13,6 +13,6 @@ struct IMGCacheCommand: AsyncParsableCommand {
             7 not-cached, 8 cache-io, 64 usage, 130 interrupted.
             """,
         version: ImageCoreVersion.string,
-        subcommands: [Fetch.self]
+        subcommands: [Fetch.self, Prefetch.self, Stat.self, Clean.self, Purge.self]
     )
 }

@@ -24,6 +24,8 @@ public struct CacheEntry: Sendable, Equatable {
     public var expires: Double?
     /// The data file's name within its shard directory.
     public var dataFileName: String
+    /// The data file's absolute path, once the entry has been found on disk.
+    public var path: String?
 
     /// Creates a record.
     public init(key: String, url: String, info: ImageInfo, byteCount: Int, checksum: String, storedAt: Double,

@@ -34,6 +34,7 @@ public final class DiskCache: DataCaching {
             POSIXFile.touch(metadataPath)
             var used = entry
             used.lastUsed = WallClock.now()
+            used.path = path
             return CachedData(entry: used, bytes: bytes, path: path)
         }
         return nil
@@ -61,6 +62,7 @@ public final class DiskCache: DataCaching {
         try POSIXFile.writeAtomically(entry.serialized(), to: directory.metadataPath(key.hash),
                                       temporaryDirectory: directory.temporary)
         entry.lastUsed = now
+        entry.path = dataPath
         if let previous, previous.dataFileName != entry.dataFileName {
             _ = try? POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
         }
@@ -76,6 +78,24 @@ public final class DiskCache: DataCaching {
             try POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
         }
         return existed
+    }
+
+    /// The record for `key` if its bytes are present at the recorded size,
+    /// without reading them: fast enough for `stat` on one URL. Never
+    /// modifies the cache (last use is not updated).
+    public static func peek(directory: CacheDirectory, key: CacheKey) -> CacheEntry? {
+        guard var entry = try? readRecord(directory.metadataPath(key.hash)) else { return nil }
+        let path = "\(directory.shard(directory.entries, key.hash))/\(entry.dataFileName)"
+        guard let status = POSIXFile.status(path), status.size == entry.byteCount else { return nil }
+        entry.lastUsed = POSIXFile.status(directory.metadataPath(key.hash))?.modified ?? entry.storedAt
+        entry.path = path
+        return entry
+    }
+
+    /// Reads and parses a metadata record; nil if absent or damaged.
+    static func readRecord(_ path: String) throws -> CacheEntry? {
+        guard let bytes = try POSIXFile.read(path, limit: 1 << 20) else { return nil }
+        return CacheEntry(parsing: bytes)
     }
 
     private func readEntry(_ hash: String) throws -> CacheEntry? {

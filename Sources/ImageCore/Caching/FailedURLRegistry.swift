@@ -30,10 +30,13 @@ public struct FailedURLRegistry: Sendable {
 
     /// The unexpired record for `key`, if any.
     public func record(for key: CacheKey, now: Double = WallClock.now()) -> Record? {
-        guard let bytes = try? POSIXFile.read(directory.failedPath(key.hash), limit: 1 << 16),
-              let record = Self.parse(bytes), record.expiresAt > now
-        else { return nil }
+        guard let record = Self.readRecord(directory.failedPath(key.hash)), record.expiresAt > now else { return nil }
         return record
+    }
+
+    /// Reads a record file; nil if absent or unreadable.
+    static func readRecord(_ path: String) -> Record? {
+        (try? POSIXFile.read(path, limit: 1 << 16)).flatMap(parse)
     }
 
     /// Remembers that `url` failed with `error`.

@@ -144,4 +144,18 @@ enum POSIXFile {
         }
         return names
     }
+
+    /// Removes a directory and everything below it.
+    static func removeTree(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in list(path) { try removeTree("\(path)/\(name)") }
+            guard rmdir(path) == 0 || errno == ENOENT else {
+                throw ImageCoreError.cacheIO("cannot remove", path: path, errno: errno)
+            }
+        } else {
+            try remove(path)
+        }
+    }
 }

@@ -47,11 +47,11 @@ public enum Quantities {
         return "\(rounded) \(units[unit])"
     }
 
-    /// "7d", "12h", "90s"-style text: the largest unit that divides evenly.
+    /// "7d", "12h", "90s"-style text: the largest unit up to days that divides evenly.
     public static func formatDuration(_ seconds: Double) -> String {
         let whole = Int(seconds)
         guard Double(whole) == seconds else { return "\(seconds)s" }
-        for (unit, size) in [("w", 604_800), ("d", 86400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
             return "\(whole / size)\(unit)"
         }
         return "\(whole)s"

@@ -6,10 +6,11 @@ import ImageCore
 enum CacheSession {
     /// A manager for the cache the global options name.
     static func open(_ global: GlobalOptions, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
-                     concurrency: Int = 6, order: Downloader.Order = .fifo) throws -> ImageManager {
+                     concurrency: Int = 6, order: Downloader.Order = .fifo, memoryLimit: Int? = nil) throws -> ImageManager {
         let directory = global.resolvedCacheDirectory
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+        if let memoryLimit { configuration.cache.memoryLimit = memoryLimit }
         configuration.keyPolicy = keyPolicy
         configuration.cookieJar = cookieJar.map(Environment.absolutePath)
         configuration.maxConcurrentDownloads = concurrency

@@ -17,6 +17,10 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Machine-readable output on stdout: one JSON object per line.")
     var json = false
 
+    @Flag(inversion: .prefixedNo,
+          help: "Force progress bars on or off (default: on only when stderr is a terminal and -q is not given).")
+    var progress: Bool?
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
     }
@@ -25,6 +29,13 @@ struct GlobalOptions: ParsableArguments {
     var resolvedCacheDirectory: CacheDirectory {
         let path = cacheDirectory ?? CacheDirectory.defaultRoot(environment: Environment.variables)
         return CacheDirectory(root: Environment.absolutePath(path))
+    }
+
+    /// A progress bar if one should be shown: never under -q; otherwise as
+    /// --progress/--no-progress say, or when stderr is a terminal.
+    func progressBar() -> ProgressBar? {
+        guard !quiet, progress ?? StandardStreams.isTerminal(2) else { return nil }
+        return ProgressBar(environment: Environment.variables)
     }
 
     /// The `--verbose` event log, writing to stderr.

@@ -25,6 +25,11 @@ enum StandardStreams {
         _ = lock.withLock { _ in writeAll(2, Array((line + "\n").utf8)) }
     }
 
+    /// Writes text to stderr without a newline (progress drawing).
+    static func writeError(_ text: String) {
+        _ = lock.withLock { _ in writeAll(2, Array(text.utf8)) }
+    }
+
     /// Whether the file descriptor is a terminal.
     static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

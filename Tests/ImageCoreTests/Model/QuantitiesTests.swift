@@ -26,7 +26,7 @@ import Testing
     @Test func formatsForPeople() {
         #expect(Quantities.formatSize(512) == "512 B")
         #expect(Quantities.formatSize(1536) == "1.5 KiB")
-        #expect(Quantities.formatDuration(604_800) == "1w")
+        #expect(Quantities.formatDuration(604_800) == "7d")
         #expect(Quantities.formatDuration(86400 * 3) == "3d")
         #expect(Quantities.formatDuration(90) == "90s")
     }

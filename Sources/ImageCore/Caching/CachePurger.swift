@@ -1,0 +1,31 @@
+/// Empties a cache directory, or parts of it, while other processes may use
+/// it. Each part is renamed into the temporary area first, which is atomic,
+/// and deleted from there, so nobody sees a half-emptied part.
+public struct CachePurger: Sendable {
+    private let directory: CacheDirectory
+
+    /// A purger for `directory`.
+    public init(directory: CacheDirectory) {
+        self.directory = directory
+    }
+
+    /// Removes every entry, the failed-URL list and the counters.
+    public func purgeEverything() throws {
+        try purge(directory.entries)
+        try purgeFailedList()
+        try purge(directory.stats)
+    }
+
+    /// Forgets the failed-URL list only.
+    public func purgeFailedList() throws {
+        try purge(directory.failed)
+    }
+
+    private func purge(_ path: String) throws {
+        guard POSIXFile.status(path) != nil else { return }
+        let trash = "\(directory.temporary)/purge-\(UniqueName.make())"
+        try POSIXFile.rename(path, to: trash)
+        try POSIXFile.makeDirectories(path)
+        try POSIXFile.removeTree(trash)
+    }
+}

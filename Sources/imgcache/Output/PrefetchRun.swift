@@ -1,0 +1,109 @@
+import ImageCore
+
+/// Counts of a prefetch run (SDWebImagePrefetcher's, made complete).
+struct PrefetchTally {
+    var total = 0
+    var downloaded = 0
+    var cached = 0
+    var revalidated = 0
+    var failed = 0
+    var skipped = 0
+    var bytes = 0
+    var failureKinds: [ImageCoreError.Kind] = []
+    /// Whether all input has been read, so `total` is final.
+    var inputEnded = false
+
+    var done: Int { downloaded + cached + revalidated + failed + skipped }
+
+    /// The summary line for stderr.
+    var summary: String {
+        "\(total) URLs: \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
+            + "\(failed) failed, \(skipped) skipped"
+    }
+}
+
+/// Feeds URLs to the manager with a bounded number in flight, so memory stays
+/// flat however long the input is, and tallies the outcomes.
+struct PrefetchRun {
+    let manager: ImageManager
+    let download: DownloadOptions
+    let json: Bool
+    let progress: ProgressBar?
+    /// Most loads in flight at once (a few per download slot keeps the
+    /// downloader's queue full while cache hits are answered).
+    let window: Int
+
+    func process(_ lines: LineReader) async -> PrefetchTally {
+        var tally = PrefetchTally()
+        await withTaskGroup(of: (String, Result<ImageResponse, ImageCoreError>, Double).self) { group in
+            var inFlight = 0
+            for await line in lines {
+                let url = String(line.trimmingCharacters())
+                if url.isEmpty || url.hasPrefix("#") { continue }
+                tally.total += 1
+                if inFlight >= window, let result = await group.next() {
+                    inFlight -= 1
+                    record(result, into: &tally)
+                }
+                let request = download.request(for: url)
+                group.addTask {
+                    let start = WallClock.monotonic()
+                    do {
+                        let response = try await manager.load(request)
+                        return (url, .success(response), (WallClock.monotonic() - start) * 1000)
+                    } catch {
+                        return (url, .failure(coreError(error)), (WallClock.monotonic() - start) * 1000)
+                    }
+                }
+                inFlight += 1
+                progress?.update(tally.progressState)
+            }
+            tally.inputEnded = true
+            for await result in group {
+                record(result, into: &tally)
+            }
+        }
+        return tally
+    }
+
+    private func record(_ result: (String, Result<ImageResponse, ImageCoreError>, Double), into tally: inout PrefetchTally) {
+        let (url, outcome, duration) = result
+        switch outcome {
+        case .success(let response):
+            switch response.source {
+            case .downloaded:
+                tally.downloaded += 1
+                tally.bytes += response.bytes.count
+            case .revalidated: tally.revalidated += 1
+            case .memory, .disk: tally.cached += 1
+            }
+        case .failure(let error):
+            if error.kind == .failedBefore { tally.skipped += 1 } else { tally.failed += 1 }
+            tally.failureKinds.append(error.kind)
+            progress?.clear()
+            StandardStreams.printError("imgcache: \(url): \(error.message)")
+        }
+        if json {
+            StandardStreams.print(JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome,
+                                                    durationMs: duration).text)
+        }
+        progress?.update(tally.progressState)
+    }
+}
+
+extension PrefetchTally {
+    var progressState: ProgressBar.State {
+        ProgressBar.State(done: done, total: inputEnded ? total : nil,
+                          detail: "\(downloaded) downloaded, \(cached) cached, \(failed + skipped) failed",
+                          bytes: bytes)
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing white space (including "\r").
+    func trimmingCharacters() -> Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return Substring() }
+        let last = lastIndex(where: { !$0.isWhitespace })!
+        return Substring(self[first...last])
+    }
+}

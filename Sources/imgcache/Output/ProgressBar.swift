@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ImageCore
+import Synchronization
+
+/// A one-line progress display on stderr, redrawn at most ten times a second,
+/// fitted to the terminal's width, and cleared at the end so no partial line
+/// is left behind. It uses no colour; with TERM=dumb it uses no escape
+/// sequences either (it pads with spaces instead of erasing).
+final class ProgressBar: Sendable {
+    /// What to show.
+    struct State: Sendable {
+        var done: Int
+        var total: Int?
+        var detail: String
+        var bytes: Int
+    }
+
+    private struct Drawing {
+        var lastDraw = 0.0
+        var lastWidth = 0
+        var visible = false
+        var latest: State?
+    }
+
+    private let drawing = Mutex(Drawing())
+    private let start = WallClock.monotonic()
+    private let dumbTerminal: Bool
+
+    init(environment: [String: String]) {
+        dumbTerminal = environment["TERM"] == "dumb"
+    }
+
+    /// Records the new state; redraws if the last drawing is old enough.
+    func update(_ state: State) {
+        drawing.withLock { drawing in
+            drawing.latest = state
+            let now = WallClock.monotonic()
+            guard now - drawing.lastDraw >= 0.1 else { return }
+            drawing.lastDraw = now
+            draw(state, &drawing)
+        }
+    }
+
+    /// Erases the line (before an error message is printed, say); the next
+    /// update draws it again.
+    func clear() {
+        drawing.withLock { erase(&$0) }
+    }
+
+    /// Draws the final state, then erases the line.
+    func finish() {
+        drawing.withLock { drawing in
+            erase(&drawing)
+        }
+    }
+
+    private func draw(_ state: State, _ drawing: inout Drawing) {
+        let elapsed = max(WallClock.monotonic() - start, 0.001)
+        var parts: [String] = []
+        if let total = state.total, total > 0 {
+            let fraction = Double(state.done) / Double(total)
+            let filled = Int(fraction * 20)
+            parts.append("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]")
+            parts.append("\(state.done)/\(total)")
+        } else {
+            parts.append("\(state.done) done")
+        }
+        parts.append(state.detail)
+        parts.append("\(Quantities.formatSize(state.bytes)) at \(Quantities.formatSize(Int(Double(state.bytes) / elapsed)))/s")
+        if let total = state.total, state.done > 0, state.done < total {
+            let remaining = elapsed / Double(state.done) * Double(total - state.done)
+            parts.append("ETA \(Self.clock(remaining))")
+        }
+        var line = parts.joined(separator: "  ")
+        let width = Self.terminalWidth() - 1
+        if line.count > width { line = String(line.prefix(max(width, 0))) }
+        let padding = dumbTerminal ? String(repeating: " ", count: max(0, drawing.lastWidth - line.count)) : ""
+        let erase = dumbTerminal ? "\r" : "\r\u{1B}[K"
+        StandardStreams.writeError(erase + line + padding)
+        drawing.lastWidth = line.count
+        drawing.visible = true
+    }
+
+    private func erase(_ drawing: inout Drawing) {
+        guard drawing.visible else { return }
+        let erase = dumbTerminal ? "\r" + String(repeating: " ", count: drawing.lastWidth) + "\r" : "\r\u{1B}[K"
+        StandardStreams.writeError(erase)
+        drawing.visible = false
+        drawing.lastDraw = 0
+    }
+
+    private static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        let (minutes, secs) = (whole / 60, whole % 60)
+        return "\(minutes):\(secs < 10 ? "0" : "")\(secs)"
+    }
+
+    private static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+}

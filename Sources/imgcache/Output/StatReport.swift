@@ -1,0 +1,105 @@
+import ImageCore
+
+/// Formats `stat` output: an aligned table for people, JSON Lines for scripts.
+enum StatReport {
+    static func printSummary(_ summary: CacheSummary, directory: CacheDirectory, configuration: CacheConfiguration,
+                             json: Bool) {
+        let counters = Statistics.Counter.allCases.map { ($0.rawValue, summary.counters[$0, default: 0]) }
+        if json {
+            var record = JSONRecord()
+            record.add("cache_dir", directory.root)
+            record.add("entries", summary.entries)
+            record.add("bytes", summary.bytes)
+            record.add("max_size", configuration.maxSize)
+            record.add("max_age_s", Int(configuration.maxAge))
+            record.add("failed_ttl_s", Int(configuration.failedTTL))
+            record.add("oldest_use", summary.oldestUse.map(HTTPDate.iso8601))
+            record.add("newest_use", summary.newestUse.map(HTTPDate.iso8601))
+            record.add("failed_urls", summary.failedURLs)
+            var counterRecord = JSONRecord()
+            for (name, value) in counters { counterRecord.add(name.replacingDashes, value) }
+            record.add("counters", counterRecord)
+            StandardStreams.print(record.text)
+            return
+        }
+        let rows: [(String, String)] = [
+            ("Cache directory", directory.root),
+            ("Entries", String(summary.entries)),
+            ("Size", Quantities.formatSize(summary.bytes)
+                + " (limit: \(configuration.maxSize.map(Quantities.formatSize) ?? "none"))"),
+            ("Max age", Quantities.formatDuration(configuration.maxAge)),
+            ("Oldest use", summary.oldestUse.map(HTTPDate.iso8601) ?? "-"),
+            ("Newest use", summary.newestUse.map(HTTPDate.iso8601) ?? "-"),
+            ("Failed URLs", "\(summary.failedURLs) (kept \(Quantities.formatDuration(configuration.failedTTL)))"),
+        ] + counters.map { (name, value) in
+            (name.prefix(1).uppercased() + name.dropFirst().replacingDashes(with: " "),
+             name == "bytes-downloaded" ? Quantities.formatSize(value) : String(value))
+        }
+        printTable(rows)
+    }
+
+    static func printEntry(url: String, key: CacheKey, entry: CacheEntry?, failure: FailedURLRegistry.Record?, json: Bool) {
+        if json {
+            var record = JSONRecord()
+            record.add("url", url)
+            record.add("key", key.hash)
+            record.add("cached", entry != nil ? "yes" : "no")
+            if let entry {
+                record.add("format", entry.info.format.rawValue)
+                record.add("width", entry.info.width)
+                record.add("height", entry.info.height)
+                record.add("frames", entry.info.frameCount)
+                record.add("bytes", entry.byteCount)
+                record.add("path", entry.path)
+                record.add("stored_at", HTTPDate.iso8601(entry.storedAt))
+                record.add("last_used", HTTPDate.iso8601(entry.lastUsed))
+                record.add("etag", entry.etag)
+                record.add("last_modified", entry.lastModified)
+                record.add("expires", entry.expires.map(HTTPDate.iso8601))
+            }
+            if let failure {
+                var failed = JSONRecord()
+                failed.add("kind", failure.kind.rawValue)
+                failed.add("status", failure.httpStatus)
+                failed.add("message", failure.message)
+                failed.add("failed_at", HTTPDate.iso8601(failure.failedAt))
+                failed.add("until", HTTPDate.iso8601(failure.expiresAt))
+                record.add("failed", failed)
+            }
+            StandardStreams.print(record.text)
+            return
+        }
+        StandardStreams.print("\(url): \(entry == nil ? "not cached" : "cached")")
+        var rows: [(String, String)] = []
+        if let entry {
+            rows += [
+                ("  Path", entry.path ?? "-"),
+                ("  Size", "\(Quantities.formatSize(entry.byteCount)) (\(entry.byteCount) bytes)"),
+                ("  Format", "\(entry.info.format.rawValue), \(entry.info.width)×\(entry.info.height), "
+                    + "\(entry.info.frameCount) frame\(entry.info.frameCount == 1 ? "" : "s")"),
+                ("  Stored at", HTTPDate.iso8601(entry.storedAt)),
+                ("  Last used", HTTPDate.iso8601(entry.lastUsed)),
+                ("  Expires", entry.expires.map(HTTPDate.iso8601) ?? "-"),
+                ("  ETag", entry.etag ?? "-"),
+                ("  Last-Modified", entry.lastModified ?? "-"),
+            ]
+        }
+        rows.append(("  Failed list", failure.map { "yes: \($0.message), until \(HTTPDate.iso8601($0.expiresAt))" } ?? "no"))
+        printTable(rows)
+    }
+
+    private static func printTable(_ rows: [(String, String)]) {
+        let width = rows.map(\.0.count).max() ?? 0
+        for (name, value) in rows {
+            StandardStreams.print(name + String(repeating: " ", count: width - name.count + 2) + value)
+        }
+    }
+}
+
+private extension StringProtocol {
+    var replacingDashes: String { replacingDashes(with: "_") }
+
+    func replacingDashes(with replacement: String) -> String {
+        split(separator: "-", omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import ImageCore
+
+extension IMGCacheCommand {
+    struct Clean: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove entries unused for too long, then the least recently used until the cache fits.",
+            discussion: """
+                Also expires failed-URL records and removes temporary files older than an hour left by killed \
+                processes. Defaults come from imgcache.conf (max-age 7d, no size limit). Safe to run from cron \
+                while other imgcache processes use the cache; a second clean started meanwhile does nothing. \
+                Example crontab line: 17 3 * * * imgcache clean -q --max-age 7d --max-size 2G
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("Remove entries not used for longer than this (e.g. 7d).", valueName: "duration"))
+        var maxAge: String?
+
+        @Option(help: ArgumentHelp("Then remove the least recently used until the cache fits (e.g. 2G).", valueName: "size"))
+        var maxSize: String?
+
+        @Flag(help: "Only say what would be removed.")
+        var dryRun = false
+
+        func validate() throws {
+            if let maxAge, Quantities.parseDuration(maxAge) == nil { throw ValidationError("--max-age: bad duration '\(maxAge)'") }
+            if let maxSize, Quantities.parseSize(maxSize) == nil { throw ValidationError("--max-size: bad size '\(maxSize)'") }
+        }
+
+        func run() async throws {
+            let directory = global.resolvedCacheDirectory
+            do {
+                try directory.prepare()
+                let configuration = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+                let cleaner = CacheCleaner(directory: directory, events: global.events)
+                let report = try cleaner.clean(maxAge: maxAge.flatMap(Quantities.parseDuration) ?? configuration.maxAge,
+                                               maxSize: maxSize.flatMap(Quantities.parseSize) ?? configuration.maxSize,
+                                               dryRun: dryRun, waitForLock: false)
+                if report.skippedBecauseBusy {
+                    if !global.quiet { StandardStreams.printError("imgcache: another clean is running; nothing done") }
+                    return
+                }
+                if !dryRun {
+                    let statistics = Statistics()
+                    statistics.add(.evictions, report.expiredEntries + report.evictedEntries)
+                    try? statistics.flush(to: directory)
+                }
+                print(report)
+            } catch {
+                let failure = coreError(error)
+                StandardStreams.printError("imgcache: \(directory.root): \(failure.message)")
+                try ExitStatus.exit(ExitStatus.code(for: failure.kind))
+            }
+        }
+
+        private func print(_ report: CacheCleaner.Report) {
+            let removed = report.expiredEntries + report.evictedEntries
+            if global.json {
+                var record = JSONRecord()
+                record.add("dry_run", dryRun ? "yes" : "no")
+                record.add("expired", report.expiredEntries)
+                record.add("evicted", report.evictedEntries)
+                record.add("bytes_removed", report.bytesRemoved)
+                record.add("failed_records_removed", report.failedRecordsRemoved)
+                record.add("stray_files_removed", report.strayFilesRemoved)
+                record.add("entries_left", report.entriesLeft)
+                record.add("bytes_left", report.bytesLeft)
+                StandardStreams.print(record.text)
+            } else if !global.quiet {
+                let verb = dryRun ? "Would remove" : "Removed"
+                StandardStreams.print("\(verb) \(removed) entr\(removed == 1 ? "y" : "ies") "
+                    + "(\(report.expiredEntries) unused too long, \(report.evictedEntries) over the size limit), "
+                    + "\(Quantities.formatSize(report.bytesRemoved)); \(report.failedRecordsRemoved) failed-URL "
+                    + "record(s), \(report.strayFilesRemoved) stray file(s). "
+                    + "\(report.entriesLeft) entries, \(Quantities.formatSize(report.bytesLeft)) \(dryRun ? "would remain" : "remain").")
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import ImageCore
+
+extension IMGCacheCommand {
+    struct Prefetch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Warm the cache with URLs read from a file or stdin, one per line.",
+            discussion: """
+                Blank lines and lines starting with # are skipped. Input is read as a stream, so memory stays \
+                flat however long the list is. Prints no image data; a summary goes to stderr at the end \
+                (unless -q), and --json prints one record per URL as each completes.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var download: DownloadOptions
+
+        @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Downloads at once.", valueName: "n"))
+        var concurrency = 6
+
+        @Flag(help: "Newest first: start the most recently queued URLs first (SDWebImage's LIFO order).")
+        var lifo = false
+
+        @Argument(help: ArgumentHelp("File of URLs (default: stdin).", valueName: "file"))
+        var file: String?
+
+        func validate() throws {
+            guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 256") }
+        }
+
+        func run() async throws {
+            let fd: Int32
+            if let file {
+                fd = open(file, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    StandardStreams.printError("imgcache: \(file): \(String(cString: strerror(errno)))")
+                    throw ExitCode(1)
+                }
+            } else if StandardStreams.isTerminal(0) {
+                StandardStreams.printError(Self.helpMessage())
+                throw ExitCode(64)
+            } else {
+                fd = 0
+            }
+            let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
+                                                concurrency: concurrency, order: lifo ? .lifo : .fifo,
+                                                memoryLimit: 0)
+            SignalTrap.install { manager.cancelAll() }
+            let progress = global.progressBar()
+            let run = PrefetchRun(manager: manager, download: download, json: global.json, progress: progress,
+                                  window: concurrency * 4)
+            let tally = await run.process(LineReader(fd: fd))
+            progress?.finish()
+            try? manager.finish()
+            if !global.quiet { StandardStreams.printError(tally.summary) }
+            try ExitStatus.exit(ExitStatus.code(for: tally.failureKinds))
+        }
+    }
+}
