@@ -1,53 +1,140 @@
 #include "CImageCoreShims.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
+
+/// The libcurl functions imgcache uses, resolved from libcurl.so.4.
+static struct {
+    CURLcode (*global_init)(long);
+    const char *(*easy_strerror)(CURLcode);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_perform)(CURLM *, int *);
+    CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned int, int, int *);
+    CURLMcode (*multi_wakeup)(CURLM *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+    CURLMcode (*multi_cleanup)(CURLM *);
+    CURLSH *(*share_init)(void);
+    CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
+    CURLSHcode (*share_cleanup)(CURLSH *);
+} api;
+
+#define RESOLVE(field, symbol)                                                  \
+    do {                                                                        \
+        *(void **)(&api.field) = dlsym(library, symbol);                        \
+        if (!api.field) {                                                       \
+            snprintf(error, 256, "libcurl.so.4 lacks %s (libcurl 7.68 or newer is needed)", symbol); \
+            return -1;                                                          \
+        }                                                                       \
+    } while (0)
+
+int imgcache_curl_load(char *error) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(error, 256, "cannot load libcurl (install libcurl4): %s", dlerror());
+        return -1;
+    }
+    RESOLVE(global_init, "curl_global_init");
+    RESOLVE(easy_strerror, "curl_easy_strerror");
+    RESOLVE(easy_init, "curl_easy_init");
+    RESOLVE(easy_cleanup, "curl_easy_cleanup");
+    RESOLVE(easy_setopt, "curl_easy_setopt");
+    RESOLVE(easy_getinfo, "curl_easy_getinfo");
+    RESOLVE(slist_append, "curl_slist_append");
+    RESOLVE(slist_free_all, "curl_slist_free_all");
+    RESOLVE(multi_init, "curl_multi_init");
+    RESOLVE(multi_setopt, "curl_multi_setopt");
+    RESOLVE(multi_add_handle, "curl_multi_add_handle");
+    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+    RESOLVE(multi_perform, "curl_multi_perform");
+    RESOLVE(multi_poll, "curl_multi_poll");
+    RESOLVE(multi_wakeup, "curl_multi_wakeup");
+    RESOLVE(multi_info_read, "curl_multi_info_read");
+    RESOLVE(multi_cleanup, "curl_multi_cleanup");
+    RESOLVE(share_init, "curl_share_init");
+    RESOLVE(share_setopt, "curl_share_setopt");
+    RESOLVE(share_cleanup, "curl_share_cleanup");
+    return 0;
+}
+
+CURLcode imgcache_curl_global_init(long flags) { return api.global_init(flags); }
+const char *imgcache_curl_easy_strerror(CURLcode code) { return api.easy_strerror(code); }
+CURL *imgcache_curl_easy_init(void) { return api.easy_init(); }
+void imgcache_curl_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }
+
+struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string) {
+    return api.slist_append(list, string);
+}
+
+void imgcache_curl_slist_free_all(struct curl_slist *list) {
+    if (list) {
+        api.slist_free_all(list);
+    }
+}
+
+CURLM *imgcache_curl_multi_init(void) { return api.multi_init(); }
+CURLMcode imgcache_curl_multi_add_handle(CURLM *multi, CURL *handle) { return api.multi_add_handle(multi, handle); }
+CURLMcode imgcache_curl_multi_remove_handle(CURLM *multi, CURL *handle) { return api.multi_remove_handle(multi, handle); }
+CURLMcode imgcache_curl_multi_perform(CURLM *multi, int *running) { return api.multi_perform(multi, running); }
+CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms) { return api.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+CURLMcode imgcache_curl_multi_wakeup(CURLM *multi) { return api.multi_wakeup(multi); }
+CURLMsg *imgcache_curl_multi_info_read(CURLM *multi, int *remaining) { return api.multi_info_read(multi, remaining); }
+CURLMcode imgcache_curl_multi_cleanup(CURLM *multi) { return api.multi_cleanup(multi); }
+CURLSH *imgcache_curl_share_init(void) { return api.share_init(); }
+CURLSHcode imgcache_curl_share_cleanup(CURLSH *share) { return api.share_cleanup(share); }
+
 CURLcode imgcache_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
+    return api.easy_setopt(handle, option, value);
 }
 
 CURLcode imgcache_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
+    return api.easy_setopt(handle, option, value);
 }
 
 CURLcode imgcache_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
+    return api.easy_setopt(handle, option, value);
 }
 
 CURLcode imgcache_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
-    return curl_easy_setopt(handle, option, value);
+    return api.easy_setopt(handle, option, value);
 }
 
 CURLcode imgcache_curl_easy_setopt_write_callback(CURL *handle, curl_write_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+    return api.easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
 
 CURLcode imgcache_curl_easy_setopt_header_callback(CURL *handle, curl_write_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+    return api.easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
 
 CURLcode imgcache_curl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+    return api.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
 CURLcode imgcache_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return api.easy_getinfo(handle, info, value);
 }
 
 CURLcode imgcache_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return api.easy_getinfo(handle, info, value);
 }
 
 CURLcode imgcache_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-
-CURLcode imgcache_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
+    return api.easy_getinfo(handle, info, value);
 }
 
 CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
+    return api.multi_setopt(multi, option, value);
 }
 
 CURLSHcode imgcache_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
-    return curl_share_setopt(share, option, value);
+    return api.share_setopt(share, option, value);
 }

@@ -170,15 +170,15 @@ public final class ImageManager: Sendable {
     }
 
     /// The downloader, created on first use.
-    private func network() -> any DataLoading {
-        loader.withLock { loader in
+    private func network() throws -> any DataLoading {
+        try loader.withLock { loader in
             if let loader { return loader }
             var settings = Downloader.Configuration(temporaryDirectory: configuration.directory.temporary)
             settings.maxConcurrentDownloads = configuration.maxConcurrentDownloads
             settings.order = configuration.order
             settings.cookieJar = configuration.cookieJar
             settings.events = configuration.events
-            let created = Downloader(configuration: settings)
+            let created = try Downloader(configuration: settings)
             loader = created
             return created
         }

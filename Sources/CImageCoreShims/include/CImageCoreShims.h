@@ -5,9 +5,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Why this target exists: curl_easy_setopt, curl_easy_getinfo and
-// curl_multi_setopt are variadic, which Swift cannot call. Each wrapper fixes
-// the argument type of one family of options.
+// Why libcurl is loaded with dlopen: linking it pulls in about 30 shared
+// libraries (GnuTLS, Kerberos, LDAP, ...) whose constructors cost 5 ms at
+// every process start, more than half of a warm cache hit. Only a command
+// that really downloads loads it, through this table of functions.
+// Why setopt/getinfo wrappers: those functions are variadic, which Swift
+// cannot call; each wrapper fixes the argument type of one family of options.
+
+/// Loads libcurl.so.4 and resolves every function used. Returns 0, or -1 with
+/// a message in `error` (at least 256 bytes). Call once, before anything else here.
+int imgcache_curl_load(char *error);
+
+CURLcode imgcache_curl_global_init(long flags);
+const char *imgcache_curl_easy_strerror(CURLcode code);
+CURL *imgcache_curl_easy_init(void);
+void imgcache_curl_easy_cleanup(CURL *handle);
+struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string);
+void imgcache_curl_slist_free_all(struct curl_slist *list);
+CURLM *imgcache_curl_multi_init(void);
+CURLMcode imgcache_curl_multi_add_handle(CURLM *multi, CURL *handle);
+CURLMcode imgcache_curl_multi_remove_handle(CURLM *multi, CURL *handle);
+CURLMcode imgcache_curl_multi_perform(CURLM *multi, int *running);
+CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms);
+CURLMcode imgcache_curl_multi_wakeup(CURLM *multi);
+CURLMsg *imgcache_curl_multi_info_read(CURLM *multi, int *remaining);
+CURLMcode imgcache_curl_multi_cleanup(CURLM *multi);
+CURLSH *imgcache_curl_share_init(void);
+CURLSHcode imgcache_curl_share_cleanup(CURLSH *share);
+
 CURLcode imgcache_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode imgcache_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
 CURLcode imgcache_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
@@ -18,7 +43,6 @@ CURLcode imgcache_curl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo
 CURLcode imgcache_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode imgcache_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode imgcache_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
-CURLcode imgcache_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLSHcode imgcache_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 

@@ -1,11 +1,12 @@
 internal import CCurl
+internal import CImageCoreShims
 
 /// Turns libcurl result codes into `ImageCoreError`s of the documented kinds.
 enum CurlError {
     /// The error for a failed transfer. The corresponding C function for the
     /// fallback text is `curl_easy_strerror`.
     static func error(for code: CURLcode, detail: String) -> ImageCoreError {
-        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let text = detail.isEmpty ? String(cString: imgcache_curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return ImageCoreError(.network, "could not resolve host (\(text))")

@@ -41,14 +41,14 @@ final class CurlMultiLoop: Sendable {
 
     /// Creates the multi handle; the thread starts with the first transfer.
     /// The corresponding C functions are `curl_multi_init` and `curl_share_init`.
-    init(settings: Downloader.Configuration) {
-        CurlGlobal.initializeOnce()
-        let multi = curl_multi_init()!
+    init(settings: Downloader.Configuration) throws {
+        try CurlGlobal.initializeOnce()
+        guard let multi = imgcache_curl_multi_init() else { throw ImageCoreError(.failure, "libcurl: cannot create a multi handle") }
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxConnectionsPerHost)
         // One cookie store for every transfer of the run, so a cookie set by
         // one response is sent with the next request.
         var share: UnsafeMutableRawPointer?
-        if settings.cookieJar != nil, let handle = curl_share_init() {
+        if settings.cookieJar != nil, let handle = imgcache_curl_share_init() {
             _ = imgcache_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
             share = handle
         }
@@ -65,19 +65,19 @@ final class CurlMultiLoop: Sendable {
             return !inbox.threadStarted
         }
         if startThread { startLoopThread() }
-        curl_multi_wakeup(handles.multi)
+        imgcache_curl_multi_wakeup(handles.multi)
     }
 
     /// Cancels one transfer, queued or running.
     func cancel(id: UInt64) {
         inbox.withLock { _ = $0.cancelled.insert(id) }
-        curl_multi_wakeup(handles.multi)
+        imgcache_curl_multi_wakeup(handles.multi)
     }
 
     /// Cancels every transfer, queued or running (SIGINT).
     func cancelAll() {
         inbox.withLock { $0.cancelAll = true }
-        curl_multi_wakeup(handles.multi)
+        imgcache_curl_multi_wakeup(handles.multi)
     }
 
     /// Asks the thread to finish: queued and running transfers are cancelled.
@@ -88,7 +88,7 @@ final class CurlMultiLoop: Sendable {
             return inbox.threadStarted
         }
         if started {
-            curl_multi_wakeup(handles.multi)
+            imgcache_curl_multi_wakeup(handles.multi)
         } else {
             cleanUp()
         }
@@ -115,7 +115,7 @@ final class CurlMultiLoop: Sendable {
             let doomed = work.cancelsEverything ? Array(active.keys) : work.cancelled.filter { active[$0] != nil }
             for id in doomed {
                 let transfer = active.removeValue(forKey: id)!
-                curl_multi_remove_handle(handles.multi, transfer.handle)
+                imgcache_curl_multi_remove_handle(handles.multi, transfer.handle)
                 byHandle[transfer.handle] = nil
                 transfer.abandon(ImageCoreError(.interrupted, "interrupted"))
             }
@@ -125,17 +125,17 @@ final class CurlMultiLoop: Sendable {
             if work.shuttingDown && active.isEmpty { break }
 
             var running: Int32 = 0
-            curl_multi_perform(handles.multi, &running)
+            imgcache_curl_multi_perform(handles.multi, &running)
             var remaining: Int32 = 0
-            while let message = curl_multi_info_read(handles.multi, &remaining) {
+            while let message = imgcache_curl_multi_info_read(handles.multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                       let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
                 else { continue }
                 let code = message.pointee.data.result
-                curl_multi_remove_handle(handles.multi, easy)
+                imgcache_curl_multi_remove_handle(handles.multi, easy)
                 transfer.finish(code)
             }
-            curl_multi_poll(handles.multi, nil, 0, 1000, nil)
+            imgcache_curl_multi_poll(handles.multi, 1000)
         }
         cleanUp()
     }
@@ -153,7 +153,7 @@ final class CurlMultiLoop: Sendable {
             transfer.abandon(error as? ImageCoreError ?? ImageCoreError(.failure, "\(error)"))
             return
         }
-        curl_multi_add_handle(handles.multi, transfer.handle)
+        imgcache_curl_multi_add_handle(handles.multi, transfer.handle)
         active[item.id] = transfer
         byHandle[transfer.handle] = item.id
     }
@@ -210,20 +210,25 @@ final class CurlMultiLoop: Sendable {
     }
 
     private func cleanUp() {
-        curl_multi_cleanup(handles.multi)
-        if let share = handles.share { curl_share_cleanup(share) }
+        imgcache_curl_multi_cleanup(handles.multi)
+        if let share = handles.share { imgcache_curl_share_cleanup(share) }
     }
 }
 
-/// `curl_global_init` must run once, before any other libcurl call, and only
-/// when the network is needed: a warm cache hit never pays for TLS set-up.
+/// libcurl is loaded (dlopen) and `curl_global_init` run once, and only when
+/// the network is needed: a warm cache hit never pays for either.
 enum CurlGlobal {
-    private static let initialized: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    private static let outcome: String? = {
+        var message = [CChar](repeating: 0, count: 256)
+        if imgcache_curl_load(&message) != 0 {
+            return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return imgcache_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "curl_global_init failed"
     }()
 
-    /// Initialises libcurl on first call. The corresponding C function is `curl_global_init`.
-    static func initializeOnce() {
-        precondition(initialized, "libcurl failed to initialise")
+    /// Loads and initialises libcurl on first call; throws if it cannot.
+    /// The corresponding C functions are `dlopen` and `curl_global_init`.
+    static func initializeOnce() throws {
+        if let outcome { throw ImageCoreError(.failure, outcome) }
     }
 }

@@ -30,7 +30,7 @@ final class CurlTransfer {
     /// Creates the easy handle and configures it. The corresponding C function is `curl_easy_init`.
     init?(id: UInt64, request: DownloadRequest, settings: Downloader.Configuration,
           continuation: CheckedContinuation<DownloadResponse, any Error>) {
-        guard let handle = curl_easy_init() else { return nil }
+        guard let handle = imgcache_curl_easy_init() else { return nil }
         self.id = id
         self.request = request
         self.continuation = continuation
@@ -40,8 +40,8 @@ final class CurlTransfer {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(requestHeaders)
+        imgcache_curl_easy_cleanup(handle)
+        imgcache_curl_slist_free_all(requestHeaders)
         if bodyFile >= 0 { close(bodyFile) }
         errorBuffer.deallocate()
     }
@@ -90,7 +90,7 @@ final class CurlTransfer {
             headers.append(header)
         }
         for header in headers {
-            requestHeaders = curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
+            requestHeaders = imgcache_curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
         }
         try check(imgcache_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders))
 
@@ -232,7 +232,7 @@ final class CurlTransfer {
 
     private func check(_ code: CURLcode) throws {
         guard code == CURLE_OK else {
-            throw ImageCoreError(.failure, "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
+            throw ImageCoreError(.failure, "libcurl refused an option: \(String(cString: imgcache_curl_easy_strerror(code)))")
         }
     }
 }

@@ -44,8 +44,8 @@ public final class Downloader: DataLoading {
 
     /// Creates a downloader; libcurl is initialised here, not before, so
     /// commands that never reach the network never pay for it.
-    public init(configuration: Configuration) {
-        loop = CurlMultiLoop(settings: configuration)
+    public init(configuration: Configuration) throws {
+        loop = try CurlMultiLoop(settings: configuration)
     }
 
     deinit {
