@@ -43,8 +43,8 @@ bench: build
 	@sh scripts/bench.sh "$(BUILD_DIR)/imgcache"
 
 man: deps
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page=false
-	cp .build/plugins/GenerateManual/outputs/imgcache/imgcache.1 man/imgcache.1
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 \
+		--authors 'imgcache developers' -o man
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift

@@ -137,6 +137,11 @@ final class CurlTransfer {
             return 0
         }
         received += chunk.count
+        if let onProgress = request.onProgress {
+            var expected: curl_off_t = -1
+            _ = imgcache_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
+            onProgress(received, expected > 0 ? Int(expected) : nil)
+        }
         return chunk.count
     }
 

@@ -49,6 +49,9 @@ public struct DownloadRequest: Sendable {
     public var proxy: String?
     /// Scheduling priority.
     public var priority: Priority = .normal
+    /// Called on the download thread as body bytes arrive, with the bytes
+    /// received so far and the expected total when the server said. Must be quick.
+    public var onProgress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)?
 
     /// A request for `url` with the defaults.
     public init(url: String) {

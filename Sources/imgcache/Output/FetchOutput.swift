@@ -5,15 +5,23 @@ import ImageCore
 struct FetchOutput {
     let command: IMGCacheCommand.Fetch
     let manager: ImageManager
+    let progress: ProgressBar?
 
     /// Fetches everything; returns the kinds of the failures.
     func fetchAll() async -> [ImageCoreError.Kind] {
         var failures: [ImageCoreError.Kind] = []
+        let transfers = TransferProgress(count: command.urls.count, bar: progress)
+        defer { progress?.finish() }
         await withTaskGroup(of: (Int, Result<ImageResponse, ImageCoreError>, Double).self) { group in
             for (index, url) in command.urls.enumerated() {
                 var request = command.download.request(for: url)
                 request.decodesPixels = command.decode != nil
                 request.frame = command.frame
+                if progress != nil {
+                    request.download.onProgress = { received, expected in
+                        transfers.update(index, received: received, expected: expected)
+                    }
+                }
                 group.addTask {
                     let start = WallClock.monotonic()
                     do {
@@ -30,6 +38,7 @@ struct FetchOutput {
             var next = 0
             for await (index, outcome, duration) in group {
                 pending[index] = (outcome, duration)
+                transfers.finish(index)
                 while let (outcome, duration) = pending.removeValue(forKey: next) {
                     if let failure = emit(index: next, outcome: outcome, durationMs: duration) {
                         failures.append(failure)
@@ -57,6 +66,7 @@ struct FetchOutput {
             StandardStreams.print(record.text)
         }
         guard case .failure(let error) = outcome else { return nil }
+        progress?.clear()
         StandardStreams.printError("imgcache: \(url): \(error.message)")
         return error.kind
     }

@@ -11,10 +11,15 @@ import Synchronization
 final class ProgressBar: Sendable {
     /// What to show.
     struct State: Sendable {
+        /// Items finished, and their total once known.
         var done: Int
         var total: Int?
+        /// Counts or other words shown after the bar.
         var detail: String
+        /// Bytes received, and the bytes expected when every size is known:
+        /// then the bar and the ETA follow bytes rather than items.
         var bytes: Int
+        var bytesExpected: Int? = nil
     }
 
     private struct Drawing {
@@ -59,18 +64,22 @@ final class ProgressBar: Sendable {
     private func draw(_ state: State, _ drawing: inout Drawing) {
         let elapsed = max(WallClock.monotonic() - start, 0.001)
         var parts: [String] = []
-        if let total = state.total, total > 0 {
-            let fraction = Double(state.done) / Double(total)
-            let filled = Int(fraction * 20)
+        // Progress as a fraction of bytes when every size is known, else of items.
+        let (done, total) = state.bytesExpected.map { (state.bytes, $0) } ?? (state.done, state.total ?? 0)
+        if total > 0 {
+            let filled = min(20, Int(Double(done) / Double(total) * 20))
             parts.append("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]")
-            parts.append("\(state.done)/\(total)")
-        } else {
-            parts.append("\(state.done) done")
         }
-        parts.append(state.detail)
-        parts.append("\(Quantities.formatSize(state.bytes)) at \(Quantities.formatSize(Int(Double(state.bytes) / elapsed)))/s")
-        if let total = state.total, state.done > 0, state.done < total {
-            let remaining = elapsed / Double(state.done) * Double(total - state.done)
+        if let expected = state.bytesExpected {
+            parts.append("\(Quantities.formatSize(state.bytes)) / \(Quantities.formatSize(expected))")
+        } else {
+            parts.append(state.total.map { "\(state.done)/\($0)" } ?? "\(state.done) done")
+            parts.append("\(Quantities.formatSize(state.bytes))")
+        }
+        if !state.detail.isEmpty { parts.append(state.detail) }
+        parts.append("\(Quantities.formatSize(Int(Double(state.bytes) / elapsed)))/s")
+        if total > 0, done > 0, done < total {
+            let remaining = elapsed / Double(done) * Double(total - done)
             parts.append("ETA \(Self.clock(remaining))")
         }
         var line = parts.joined(separator: "  ")

@@ -51,7 +51,7 @@ extension IMGCacheCommand {
         func run() async throws {
             let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar)
             SignalTrap.install { manager.cancelAll() }
-            let writer = FetchOutput(command: self, manager: manager)
+            let writer = FetchOutput(command: self, manager: manager, progress: global.progressBar())
             let failures = await writer.fetchAll()
             try? manager.finish()
             try ExitStatus.exit(ExitStatus.code(for: failures))
