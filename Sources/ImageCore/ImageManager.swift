@@ -54,6 +54,10 @@ public final class ImageManager: Sendable {
     private let decoder: any ImageDecoding
     private let inflight = InflightLoads<Fetched>()
     private let loader: Mutex<(any DataLoading)?>
+    private let storedEntries = Atomic<Int>(0)
+    private let cancelled = Atomic<Bool>(false)
+    /// Bytes stored since the last trim to `max-size`.
+    private let bytesSinceTrim = Atomic<Int>(0)
     private let events: EventLog
 
     /// A manager over `configuration.directory`, created if missing. The
@@ -100,6 +104,7 @@ public final class ImageManager: Sendable {
             throw ImageCoreError(.failedBefore,
                                  "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again")
         }
+        if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
         let fetched: Fetched
         let joined: Bool
         do {
@@ -121,9 +126,25 @@ public final class ImageManager: Sendable {
         return try await withPixels(response, request)
     }
 
-    /// Adds this process's counters to the cache's totals. Call once at the end.
+    /// Ends a run: if this run stored entries and `max-size` is set, trims
+    /// the cache back under it (least recently used first; skipped if a
+    /// clean is already running), then adds this process's counters to the
+    /// cache's totals. Call once at the end.
     public func finish() throws {
+        if storedEntries.load(ordering: .relaxed) > 0 { trimToMaxSize() }
         try statistics.flush(to: configuration.directory)
+    }
+
+    /// Evicts least recently used entries until the cache fits `max-size`.
+    /// A long run trims whenever it has stored a tenth of the limit, so the
+    /// cache never grows far past it between cron cleans.
+    private func trimToMaxSize() {
+        guard let maxSize = configuration.cache.maxSize else { return }
+        bytesSinceTrim.store(0, ordering: .relaxed)
+        let cleaner = CacheCleaner(directory: configuration.directory, events: events)
+        if let report = try? cleaner.clean(maxAge: nil, maxSize: maxSize, waitForLock: false) {
+            statistics.add(.evictions, report.evictedEntries)
+        }
     }
 
     /// Decodes pixels if the request wants them and the response lacks them,
@@ -165,6 +186,11 @@ public final class ImageManager: Sendable {
         let stored = try disk.store(bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
                                     validators: validators)
         consumed = true
+        storedEntries.add(1, ordering: .relaxed)
+        if let maxSize = configuration.cache.maxSize,
+           bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10 {
+            trimToMaxSize()
+        }
         events.emit("stored: \(request.url) (\(info.format.rawValue) \(info.width)×\(info.height), \(bytes.count) bytes)")
         return Fetched(info: info, bytes: bytes, stored: stored)
     }
@@ -184,8 +210,10 @@ public final class ImageManager: Sendable {
         }
     }
 
-    /// Cancels every download in flight (SIGINT); their loads fail with `.interrupted`.
+    /// Cancels every download in flight (SIGINT); their loads, and any later
+    /// load that would need the network, fail with `.interrupted`.
     public func cancelAll() {
+        cancelled.store(true, ordering: .relaxed)
         let current = loader.withLock { $0 }
         (current as? Downloader)?.cancelAll()
     }

@@ -38,6 +38,7 @@ struct PrefetchRun {
         await withTaskGroup(of: (String, Result<ImageResponse, ImageCoreError>, Double).self) { group in
             var inFlight = 0
             for await line in lines {
+                if SignalTrap.wasInterrupted { break }
                 let url = String(line.trimmingCharacters())
                 if url.isEmpty || url.hasPrefix("#") { continue }
                 tally.total += 1
