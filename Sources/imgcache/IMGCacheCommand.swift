@@ -7,10 +7,29 @@ struct IMGCacheCommand: AsyncParsableCommand {
         commandName: "imgcache",
         abstract: "Fetch images over HTTP into a shared, verified disk cache.",
         discussion: """
-            imgcache looks each image up in memory, then in the disk cache, then on the network; \
-            it verifies what it downloads (format sniffed from the bytes, header decoded) before storing it. \
-            Exit status: 0 ok, 1 failure or mixed, 3 network, 4 http, 5 image, 6 failed-before, \
-            7 not-cached, 8 cache-io, 64 usage, 130 interrupted.
+            imgcache looks each image up in memory, then in the disk cache, then on the network, and verifies \
+            what it downloads (format sniffed from the bytes, header decoded against the limits) before \
+            storing it. Identical URLs requested at the same time are downloaded once; at most 6 downloads \
+            run at once.
+
+            CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
+            ~/.cache/imgcache, created with mode 0700 and shared safely by any number of processes. The key \
+            is the URL without its fragment (see --key-ignore-query, --key-strip-param). Each entry is the \
+            original bytes (what --path prints) plus a metadata record holding their SHA-256; a damaged \
+            entry is removed and fetched again. imgcache.conf in the cache directory holds settings every \
+            process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M).
+
+            FAILED URLS: an HTTP error status, a body that is not an image, a corrupt image or one over a \
+            limit puts the URL on the failed list for failed-ttl; it is not requested again (exit 6) unless \
+            --retry-failed is given. Network errors (DNS, connect, TLS, timeout, connection lost) and HTTP \
+            408, 429, 500, 502, 503 and 504 are transient and never recorded.
+
+            LIMITS: 15 s per download (--timeout), 64 MiB per body (--max-bytes), 10 redirects, to http and \
+            https only; images up to 100 megapixels per frame and 1000 frames.
+
+            EXIT STATUS: 0 ok, 1 other failure or a mix of kinds, 3 network, 4 http, 5 image, 6 failed \
+            before, 7 not cached, 8 cache I/O, 64 usage, 130 interrupted. Every error prints one line on \
+            stderr: "imgcache: URL: what happened".
             """,
         version: ImageCoreVersion.string,
         subcommands: [Fetch.self, Prefetch.self, Stat.self, Clean.self, Purge.self]
