@@ -35,7 +35,12 @@ let package = Package(
             dependencies: ["ImageCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
         ),
-        .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "ImageCoreTests",
+            dependencies: ["ImageCore", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSwift
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

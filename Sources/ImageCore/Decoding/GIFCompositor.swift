@@ -1,0 +1,65 @@
+/// Composites GIF frames onto the canvas as browsers do: the canvas starts
+/// fully transparent; a frame's transparent index leaves the canvas as it
+/// is; after a frame, disposal 2 clears its rectangle to transparent and
+/// disposal 3 restores what was there before it. Frames are clipped to the
+/// canvas.
+struct GIFCompositor {
+    /// A frame's graphics control block.
+    struct Control {
+        var disposal = 0
+        /// In hundredths of a second.
+        var delay = 0
+        var transparentIndex = -1
+    }
+
+    let width: Int
+    let height: Int
+    private var canvas: [UInt8]
+    /// Every composited frame so far.
+    private(set) var frames: [DecodedImage.Frame] = []
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        canvas = [UInt8](repeating: 0, count: width * height * 4)
+    }
+
+    /// Draws one frame's palette indices, records the composited canvas, then
+    /// applies the frame's disposal.
+    mutating func draw(_ indices: [UInt8], left: Int, top: Int, width frameWidth: Int, height frameHeight: Int,
+                       palette: [(UInt8, UInt8, UInt8)], control: Control) {
+        let previous = control.disposal == 3 ? canvas : nil
+        let xRange = max(0, left)..<min(width, left + frameWidth)
+        let yRange = max(0, top)..<min(height, top + frameHeight)
+        canvas.withUnsafeMutableBufferPointer { canvas in
+            for y in yRange {
+                let row = (y - top) * frameWidth
+                for x in xRange {
+                    let index = Int(indices[row + x - left])
+                    guard index != control.transparentIndex else { continue }
+                    // An index past the palette's end shows as black, as in browsers.
+                    let color = index < palette.count ? palette[index] : (0, 0, 0)
+                    let offset = (y * width + x) * 4
+                    canvas[offset] = color.0
+                    canvas[offset + 1] = color.1
+                    canvas[offset + 2] = color.2
+                    canvas[offset + 3] = 255
+                }
+            }
+        }
+        frames.append(DecodedImage.Frame(pixels: canvas, durationMilliseconds: control.delay * 10))
+        if control.disposal == 2 {
+            for y in yRange {
+                for x in xRange {
+                    let offset = (y * width + x) * 4
+                    canvas[offset] = 0
+                    canvas[offset + 1] = 0
+                    canvas[offset + 2] = 0
+                    canvas[offset + 3] = 0
+                }
+            }
+        } else if let previous {
+            canvas = previous
+        }
+    }
+}

@@ -1,0 +1,183 @@
+internal import CGIF
+
+/// GIF through giflib's record-level API (not DGifSlurp, which allocates
+/// every frame before anything can be checked): the logical screen and each
+/// frame are checked against the limits before their pixels are read, and
+/// every frame is composited onto the canvas as browsers do.
+struct GIFDecoder {
+    let limits: DecodingLimits
+
+    func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
+        try GIFFile(bytes).read(limits: limits, compositor: nil)
+    }
+
+    func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        let file = try GIFFile(bytes)
+        let width = Int(file.gif.pointee.SWidth), height = Int(file.gif.pointee.SHeight)
+        try limits.check(width: width, height: height)
+        var compositor = GIFCompositor(width: width, height: height)
+        let info = try file.read(limits: limits, compositor: &compositor)
+        return DecodedImage(format: .gif, width: width, height: height, frames: compositor.frames, loopCount: info.loopCount)
+    }
+}
+
+/// Owns a giflib decoder reading from memory; all giflib calls live here.
+/// giflib reports errors through `int *Error` and the handle's `Error`
+/// field, never by jumping, so Swift can call it directly.
+final class GIFFile {
+    let gif: UnsafeMutablePointer<GifFileType>
+    private let source: GIFMemorySource
+
+    /// The corresponding C function is `DGifOpen`.
+    init(_ bytes: [UInt8]) throws {
+        source = GIFMemorySource(bytes)
+        var error: Int32 = 0
+        guard let gif = DGifOpen(Unmanaged.passUnretained(source).toOpaque(), gifRead, &error) else {
+            throw ImageCoreError(.image, "corrupt GIF: \(Self.describe(error))")
+        }
+        self.gif = gif
+    }
+
+    /// The corresponding C function is `DGifCloseFile`.
+    deinit {
+        var error: Int32 = 0
+        DGifCloseFile(gif, &error)
+    }
+
+    /// Walks every record. With a compositor, decodes each frame into it;
+    /// without one, skips the pixel data. Returns the header facts.
+    func read(limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>?) throws -> ImageInfo {
+        let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
+        try limits.check(width: width, height: height)
+        var frames = 0
+        var loopCount: Int?
+        var control = GIFCompositor.Control()
+        while true {
+            var record = UNDEFINED_RECORD_TYPE
+            try check(DGifGetRecordType(gif, &record))
+            switch record {
+            case IMAGE_DESC_RECORD_TYPE:
+                try check(DGifGetImageDesc(gif))
+                frames += 1
+                let desc = gif.pointee.Image
+                try limits.check(width: width, height: height, frames: frames)
+                try limits.check(width: Int(desc.Width), height: Int(desc.Height))
+                if let compositor {
+                    let indices = try readIndices(width: Int(desc.Width), height: Int(desc.Height), interlaced: desc.Interlace)
+                    let palette = Self.palette(desc.ColorMap ?? gif.pointee.SColorMap)
+                    compositor.pointee.draw(indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
+                                            height: Int(desc.Height), palette: palette, control: control)
+                } else {
+                    try skipPixelData()
+                }
+                control = GIFCompositor.Control()
+            case EXTENSION_RECORD_TYPE:
+                try readExtension(&control, &loopCount)
+            case TERMINATE_RECORD_TYPE:
+                guard frames > 0 else { throw ImageCoreError(.image, "corrupt GIF: no image in the file") }
+                return ImageInfo(format: .gif, width: width, height: height, frameCount: frames,
+                                 loopCount: frames > 1 ? (loopCount ?? 1) : nil)
+            default:
+                throw ImageCoreError(.image, "corrupt GIF: unknown record")
+            }
+        }
+    }
+
+    /// Reads a frame's palette indices in row order, undoing interlacing.
+    /// The corresponding C function is `DGifGetLine`.
+    private func readIndices(width: Int, height: Int, interlaced: Bool) throws -> [UInt8] {
+        var indices = [UInt8](repeating: 0, count: width * height)
+        let rows: [Int] = interlaced
+            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: height, by: step)) }
+            : Array(0..<height)
+        try indices.withUnsafeMutableBufferPointer { buffer in
+            for row in rows {
+                try check(DGifGetLine(gif, buffer.baseAddress! + row * width, Int32(width)))
+            }
+        }
+        return indices
+    }
+
+    /// Skips a frame's LZW data without decoding it. The corresponding C
+    /// functions are `DGifGetCode` and `DGifGetCodeNext`.
+    private func skipPixelData() throws {
+        var codeSize: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetCode(gif, &codeSize, &block))
+        while block != nil {
+            try check(DGifGetCodeNext(gif, &block))
+        }
+    }
+
+    /// Reads one extension: graphics control (delay, disposal, transparency)
+    /// and the NETSCAPE2.0 loop count matter; the rest is skipped. The
+    /// corresponding C functions are `DGifGetExtension`,
+    /// `DGifGetExtensionNext` and `DGifExtensionToGCB`.
+    private func readExtension(_ control: inout GIFCompositor.Control, _ loopCount: inout Int?) throws {
+        var code: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetExtension(gif, &code, &block))
+        var isNetscape = false
+        if let data = block {
+            let length = Int(data[0])
+            if code == GRAPHICS_EXT_FUNC_CODE && length >= 4 {
+                var gcb = GraphicsControlBlock()
+                if DGifExtensionToGCB(length, data + 1, &gcb) == GIF_OK {
+                    control = GIFCompositor.Control(disposal: Int(gcb.DisposalMode), delay: Int(gcb.DelayTime),
+                                                    transparentIndex: Int(gcb.TransparentColor))
+                }
+            } else if code == APPLICATION_EXT_FUNC_CODE && length == 11 {
+                isNetscape = (1...11).map { data[$0] } == Array("NETSCAPE2.0".utf8)
+            }
+        }
+        while true {
+            try check(DGifGetExtensionNext(gif, &block))
+            guard let data = block else { break }
+            if isNetscape && data[0] >= 3 && data[1] == 1 {
+                loopCount = Int(data[2]) | Int(data[3]) << 8
+            }
+        }
+    }
+
+    private static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?) -> [(UInt8, UInt8, UInt8)] {
+        guard let map, let colors = map.pointee.Colors else { return [] }
+        return (0..<Int(max(0, map.pointee.ColorCount))).map { (colors[$0].Red, colors[$0].Green, colors[$0].Blue) }
+    }
+
+    private func check(_ status: Int32) throws {
+        guard status == GIF_OK else { throw ImageCoreError(.image, "corrupt GIF: \(Self.describe(gif.pointee.Error))") }
+    }
+
+    /// The corresponding C function is `GifErrorString`.
+    private static func describe(_ code: Int32) -> String {
+        GifErrorString(code).map { String(cString: $0).lowercased() } ?? "error \(code)"
+    }
+}
+
+/// The bytes giflib reads, through `gifRead`.
+final class GIFMemorySource {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Copies up to `length` bytes; fewer at the end (giflib then reports a read error).
+    func read(into target: UnsafeMutablePointer<GifByteType>, _ length: Int) -> Int {
+        let count = min(length, bytes.count - offset)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBufferPointer { source in
+            target.update(from: source.baseAddress! + offset, count: count)
+        }
+        offset += count
+        return count
+    }
+}
+
+/// giflib's input function: `UserData` is the unretained `GIFMemorySource`.
+private let gifRead: InputFunc = { gif, target, length in
+    guard let gif, let target, let context = gif.pointee.UserData else { return 0 }
+    let source = Unmanaged<GIFMemorySource>.fromOpaque(context).takeUnretainedValue()
+    return Int32(source.read(into: target, Int(length)))
+}

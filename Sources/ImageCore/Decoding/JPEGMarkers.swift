@@ -1,0 +1,47 @@
+/// A walk over a JPEG's marker segments, reading no pixel data. TurboJPEG 2.1
+/// has no adjustable scan limit, so progressive scans are counted here before
+/// decoding: each scan costs a pass over all coefficients.
+enum JPEGMarkers {
+    /// Number of SOS (start of scan) markers; stops at EOI or the end of data.
+    static func countScans(_ bytes: [UInt8]) -> Int {
+        var scans = 0
+        var index = 2  // after SOI
+        while index + 3 < bytes.count {
+            guard bytes[index] == 0xFF else {
+                index += 1
+                continue
+            }
+            let marker = bytes[index + 1]
+            switch marker {
+            case 0xFF:
+                index += 1  // fill byte
+            case 0xD9:
+                return scans  // EOI
+            case 0x01, 0xD0...0xD7:
+                index += 2  // markers without a length
+            default:
+                let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                index += 2 + length
+                if marker == 0xDA {
+                    scans += 1
+                    index = skipEntropyCodedData(bytes, from: index)
+                }
+            }
+        }
+        return scans
+    }
+
+    /// The index of the next marker after entropy-coded data (0xFF followed by
+    /// anything but 0x00 or a restart marker).
+    private static func skipEntropyCodedData(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 0xFF {
+                let next = bytes[index + 1]
+                if next != 0x00 && !(0xD0...0xD7).contains(next) && next != 0xFF { return index }
+            }
+            index += 1
+        }
+        return bytes.count
+    }
+}

@@ -1,0 +1,94 @@
+internal import CWebP
+
+/// WebP through libwebp: stills with `WebPDecodeRGBAInto` (pixels equal
+/// `dwebp -pam`'s), animations with `WebPAnimDecoder`, which composites each
+/// frame onto the canvas. The container is parsed by WebPDemux first, so
+/// dimensions, frame count and a truncated or lying RIFF size are caught
+/// before any pixel buffer exists.
+struct WebPDecoder {
+    let limits: DecodingLimits
+
+    func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
+        try bytes.withUnsafeBufferPointer { buffer in
+            let container = try WebPContainer(buffer)
+            try limits.check(width: container.width, height: container.height, frames: container.frameCount)
+            return ImageInfo(format: .webp, width: container.width, height: container.height,
+                             frameCount: container.frameCount, loopCount: container.isAnimated ? container.loopCount : nil)
+        }
+    }
+
+    func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        let info = try inspect(bytes)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            let animated = try info.frameCount > 1 || WebPContainer(buffer).isAnimated
+            let frames = animated
+                ? try decodeAnimation(buffer, info: info)
+                : [DecodedImage.Frame(pixels: try decodeStill(buffer, info: info))]
+            return DecodedImage(format: .webp, width: info.width, height: info.height, frames: frames,
+                                loopCount: info.loopCount)
+        }
+    }
+
+    /// The corresponding C function is `WebPDecodeRGBAInto`.
+    private func decodeStill(_ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo) throws -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
+        let decoded = pixels.withUnsafeMutableBufferPointer { target in
+            WebPDecodeRGBAInto(buffer.baseAddress, buffer.count, target.baseAddress, target.count, Int32(info.width * 4))
+        }
+        guard decoded != nil else { throw ImageCoreError(.image, "corrupt WebP: the bitstream does not decode") }
+        return pixels
+    }
+
+    /// The corresponding C functions are `WebPAnimDecoderNew`,
+    /// `WebPAnimDecoderGetNext` and `WebPAnimDecoderDelete`.
+    private func decodeAnimation(_ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo) throws -> [DecodedImage.Frame] {
+        var options = WebPAnimDecoderOptions()
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImageCoreError(.image, "libwebp version mismatch") }
+        options.color_mode = MODE_RGBA
+        options.use_threads = 0
+        var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+        guard let decoder = WebPAnimDecoderNew(&data, &options) else {
+            throw ImageCoreError(.image, "corrupt WebP animation")
+        }
+        defer { WebPAnimDecoderDelete(decoder) }
+        var frames: [DecodedImage.Frame] = []
+        var previousTimestamp: Int32 = 0
+        let byteCount = info.width * info.height * 4
+        while WebPAnimDecoderHasMoreFrames(decoder) != 0 {
+            var canvas: UnsafeMutablePointer<UInt8>?
+            var timestamp: Int32 = 0
+            guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
+                throw ImageCoreError(.image, "corrupt WebP animation: frame \(frames.count) does not decode")
+            }
+            frames.append(DecodedImage.Frame(pixels: Array(UnsafeBufferPointer(start: canvas, count: byteCount)),
+                                             durationMilliseconds: Int(timestamp - previousTimestamp)))
+            previousTimestamp = timestamp
+        }
+        guard !frames.isEmpty else { throw ImageCoreError(.image, "corrupt WebP animation: no frames") }
+        return frames
+    }
+}
+
+/// The facts WebPDemux reads from a WebP container.
+struct WebPContainer {
+    var width: Int
+    var height: Int
+    var frameCount: Int
+    var loopCount: Int
+    var isAnimated: Bool
+
+    /// Parses the container; throws for truncated or malformed files. The
+    /// corresponding C functions are `WebPDemux`, `WebPDemuxGetI` and `WebPDemuxDelete`.
+    init(_ buffer: UnsafeBufferPointer<UInt8>) throws {
+        var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+        guard let demuxer = WebPDemux(&data) else {
+            throw ImageCoreError(.image, "corrupt WebP: truncated or malformed container")
+        }
+        defer { WebPDemuxDelete(demuxer) }
+        width = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH))
+        height = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT))
+        frameCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
+        loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
+        isAnimated = WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(ANIMATION_FLAG.rawValue) != 0
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Reads the PAM and PPM files the reference decoders wrote.
+struct NetpbmImage {
+    var width: Int
+    var height: Int
+    var depth: Int
+    var maxValue: Int
+    var samples: [UInt8]
+
+    /// Parses the first image of a P6 or P7 file (maxval 255 only).
+    init(_ bytes: [UInt8]) throws {
+        func fail() -> any Error { CocoaError(.fileReadCorruptFile) }
+        var index = 0
+        func token() -> String {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D {
+                index += 1
+            }
+            let start = index
+            while index < bytes.count, !(bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D) {
+                index += 1
+            }
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+        let magic = token()
+        if magic == "P6" {
+            guard let w = Int(token()), let h = Int(token()), let m = Int(token()) else { throw fail() }
+            (width, height, depth, maxValue) = (w, h, 3, m)
+            index += 1
+        } else if magic == "P7" {
+            var fields: [String: String] = [:]
+            while index < bytes.count {
+                let key = token()
+                if key == "ENDHDR" { break }
+                fields[key] = token()
+            }
+            index += 1
+            guard let w = fields["WIDTH"].flatMap(Int.init), let h = fields["HEIGHT"].flatMap(Int.init),
+                  let d = fields["DEPTH"].flatMap(Int.init), let m = fields["MAXVAL"].flatMap(Int.init)
+            else { throw fail() }
+            (width, height, depth, maxValue) = (w, h, d, m)
+        } else {
+            throw fail()
+        }
+        guard maxValue == 255 else { throw fail() }
+        let count = width * height * depth
+        guard bytes.count - index >= count else { throw fail() }
+        samples = Array(bytes[index..<index + count])
+    }
+
+    /// The samples as RGBA: gray expanded to RGB, opaque alpha added where there is none.
+    var rgba: [UInt8] {
+        guard depth != 4 else { return samples }
+        var out = [UInt8]()
+        out.reserveCapacity(width * height * 4)
+        for pixel in 0..<(width * height) {
+            let tuple = samples[pixel * depth..<(pixel + 1) * depth]
+            switch depth {
+            case 1, 2: out += [tuple.first!, tuple.first!, tuple.first!, depth == 2 ? tuple.last! : 255]
+            default: out += tuple.prefix(3) + [255]
+            }
+        }
+        return out
+    }
+}
