@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import ImageCore
+
+/// The real downloader (libcurl) against the real loopback server.
+@Suite(.serialized) struct DownloaderTests {
+    let server: TestHTTPServer
+    let directory: TemporaryDirectory
+    let png = Fixtures.tinyPNG
+
+    init() throws {
+        server = try TestHTTPServer()
+        directory = try TemporaryDirectory()
+    }
+
+    func downloader(concurrency: Int = 6) throws -> Downloader {
+        var settings = Downloader.Configuration(temporaryDirectory: directory.path)
+        settings.maxConcurrentDownloads = concurrency
+        return try Downloader(configuration: settings)
+    }
+
+    func request(_ path: String, timeout: Double = 5) -> DownloadRequest {
+        var request = DownloadRequest(url: server.url(path))
+        request.timeout = timeout
+        return request
+    }
+
+    func expectFailure(_ request: DownloadRequest, kind: ImageCoreError.Kind, using loader: Downloader,
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> ImageCoreError {
+        do {
+            let response = try await loader.download(request)
+            Issue.record("expected a \(kind) error, got HTTP \(response.status)", sourceLocation: sourceLocation)
+            return ImageCoreError(.failure, "no error")
+        } catch let error as ImageCoreError {
+            #expect(error.kind == kind, "\(error.message)", sourceLocation: sourceLocation)
+            return error
+        }
+    }
+
+    @Test func streamsTheBodyToATemporaryFile() async throws {
+        server.route("/a.png", .ok(png, headers: ["Content-Type": "image/png", "ETag": "\"v1\""]))
+        let response = try await downloader().download(request("/a.png"))
+        #expect(response.status == 200)
+        #expect(response.headers["etag"] == "\"v1\"")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: response.bodyPath))) == png)
+        #expect(response.bodyPath.hasPrefix(directory.path))
+        #expect(server.requestCount(for: "/a.png") == 1)
+        let sent = try #require(server.requests.first)
+        #expect(sent.header("User-Agent")?.hasPrefix("imgcache/") == true)
+        #expect(sent.header("Accept")?.hasPrefix("image/webp") == true)
+    }
+
+    @Test func errorStatusesAreHTTPErrorsAndOnlySomeAreTransient() async throws {
+        server.route("/404", .status(404, body: Array("gone".utf8), headers: [:]))
+        server.route("/503", .status(503, body: [], headers: ["Retry-After": "1"]))
+        let loader = try downloader()
+        let notFound = try await expectFailure(request("/404"), kind: .http, using: loader)
+        #expect(notFound.httpStatus == 404 && !notFound.isTransient)
+        let unavailable = try await expectFailure(request("/503"), kind: .http, using: loader)
+        #expect(unavailable.httpStatus == 503 && unavailable.isTransient)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func aStalledServerTimesOutAsANetworkError() async throws {
+        server.route("/stall", .stall(seconds: 10))
+        let error = try await expectFailure(request("/stall", timeout: 1), kind: .network, using: downloader())
+        #expect(error.isTransient)
+        #expect(error.message.hasPrefix("timed out"), "\(error.message)")
+    }
+
+    @Test func aBodyCutShortIsAConnectionLoss() async throws {
+        server.route("/cut", .closeEarly(png + Array(repeating: 0, count: 5000), afterBytes: 100))
+        server.route("/lying", .wrongContentLength(png, declared: png.count + 500))
+        let loader = try downloader()
+        _ = try await expectFailure(request("/cut"), kind: .network, using: loader)
+        _ = try await expectFailure(request("/lying"), kind: .network, using: loader)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func followsRedirectsButOnlyToHTTP() async throws {
+        server.route("/a.png", .ok(png, headers: [:]))
+        server.route("/moved", .redirect(to: "/a.png", status: 302))
+        server.route("/loop", .redirect(to: "/loop", status: 302))
+        server.route("/file", .redirect(to: "file:///etc/passwd", status: 302))
+        server.route("/ftp", .redirect(to: "ftp://127.0.0.1/x.png", status: 301))
+        let loader = try downloader()
+        let moved = try await loader.download(request("/moved"))
+        #expect(moved.effectiveURL.hasSuffix("/a.png"))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: moved.bodyPath))) == png)
+        _ = try await expectFailure(request("/loop"), kind: .http, using: loader)
+        #expect(server.requestCount(for: "/loop") == 11)
+        _ = try await expectFailure(request("/file"), kind: .http, using: loader)
+        _ = try await expectFailure(request("/ftp"), kind: .http, using: loader)
+    }
+
+    @Test func stopsAnHTMLPageAtItsFirstBytes() async throws {
+        let page = "<!DOCTYPE html><html>" + String(repeating: "<p>not an image</p>", count: 50_000)
+        server.route("/page.jpg", .html(page))
+        let error = try await expectFailure(request("/page.jpg"), kind: .image, using: downloader())
+        #expect(error.message.contains("HTML"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func enforcesTheByteCapWhileStreaming() async throws {
+        server.route("/big", .chunked(png + Array(repeating: 1, count: 300_000), chunkSize: 8192))
+        server.route("/big-declared", .ok(png + Array(repeating: 1, count: 300_000), headers: [:]))
+        var capped = request("/big")
+        capped.maxBytes = 100_000
+        let loader = try downloader()
+        _ = try await expectFailure(capped, kind: .image, using: loader)
+        capped.url = server.url("/big-declared")
+        _ = try await expectFailure(capped, kind: .image, using: loader)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func runsAtMostTheConfiguredNumberOfTransfersAtOnce() async throws {
+        for index in 0..<6 { server.route("/slow\(index)", .trickle(png, bytesPerSecond: 200)) }
+        let loader = try downloader(concurrency: 2)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<6 {
+                let request = request("/slow\(index)", timeout: 10)
+                group.addTask { _ = try await loader.download(request) }
+            }
+            try await group.waitForAll()
+        }
+        // Each transfer lasts over half a second, so the server sees them overlap.
+        #expect(server.peakConcurrentRequests == 2)
+        #expect(server.requestCount == 6)
+    }
+
+    @Test func cancellingTheTaskCancelsTheTransferAndRemovesItsFile() async throws {
+        server.route("/stall", .stall(seconds: 10))
+        let loader = try downloader()
+        let request = request("/stall", timeout: 10)
+        let task = Task { try await loader.download(request) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("expected cancellation")
+        } catch let error as ImageCoreError {
+            #expect(error.kind == .interrupted)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func sendsHeadersAndCredentialsAsAsked() async throws {
+        server.route("/a.png", .ok(png, headers: [:]))
+        var request = request("/a.png")
+        request.headers = [HTTPHeader(name: "X-Trace", value: "42")]
+        request.credentials = "user:secret"
+        _ = try await downloader().download(request)
+        let sent = try #require(server.requests.last)
+        #expect(sent.header("X-Trace") == "42")
+        #expect(sent.header("Authorization") == "Basic " + Data("user:secret".utf8).base64EncodedString())
+    }
+}

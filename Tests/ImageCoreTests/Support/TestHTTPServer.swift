@@ -1,0 +1,297 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real HTTP/1.1 server on 127.0.0.1 for behaviour tests, with a route
+/// table, fault injection and counters (requests per path, connections).
+/// One thread accepts, one thread serves each connection; `stop()` (or
+/// deinit) shuts every socket down so nothing can hang a test.
+final class TestHTTPServer: Sendable {
+    /// What a route answers.
+    enum Response: Sendable {
+        /// 200 with a correct Content-Length.
+        case ok([UInt8], headers: [String: String] = [:])
+        /// Any status with a body.
+        case status(Int, body: [UInt8] = [], headers: [String: String] = [:])
+        /// A redirect to an absolute or relative location.
+        case redirect(to: String, status: Int = 302)
+        /// Reads the request and answers nothing for this long.
+        case stall(seconds: Double)
+        /// Headers with the full Content-Length, then `afterBytes` bytes, then close.
+        case closeEarly([UInt8], afterBytes: Int)
+        /// Declares `declared` bytes, sends the body, closes.
+        case wrongContentLength([UInt8], declared: Int)
+        /// Transfer-Encoding: chunked.
+        case chunked([UInt8], chunkSize: Int)
+        /// Sends the body slowly.
+        case trickle([UInt8], bytesPerSecond: Int)
+        /// 200 text/html.
+        case html(String)
+    }
+
+    /// A request as the server received it.
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var headers: [(name: String, value: String)]
+
+        /// The first header of that name, case-insensitively.
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    private struct State {
+        var routes: [String: @Sendable (Request) -> Response] = [:]
+        var requests: [Request] = []
+        var connections = 0
+        var activeRequests = 0
+        var peakActiveRequests = 0
+        var openSockets: Set<Int32> = []
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let listener: Int32
+    /// The port the server listens on.
+    let port: Int
+
+    /// Starts listening on 127.0.0.1 on a free port.
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [weak self, fd] in Self.acceptLoop(fd) { self } }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// "http://127.0.0.1:PORT/path".
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Answers `path` (without query) with a fixed response.
+    func route(_ path: String, _ response: Response) {
+        state.withLock { $0.routes[path] = { _ in response } }
+    }
+
+    /// Answers `path` with whatever `handler` decides per request.
+    func route(_ path: String, handler: @escaping @Sendable (Request) -> Response) {
+        state.withLock { $0.routes[path] = handler }
+    }
+
+    /// Every request received, in order.
+    var requests: [Request] { state.withLock { $0.requests } }
+    /// Number of requests received.
+    var requestCount: Int { state.withLock { $0.requests.count } }
+    /// The most requests that were being answered at the same moment.
+    var peakConcurrentRequests: Int { state.withLock { $0.peakActiveRequests } }
+    /// Number of TCP connections accepted.
+    var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Requests received for `path` (query ignored).
+    func requestCount(for path: String) -> Int {
+        state.withLock { $0.requests.filter { Self.stripQuery($0.path) == path }.count }
+    }
+
+    /// Closes the listener and every connection; threads end promptly.
+    func stop() {
+        let sockets = state.withLock { state -> Set<Int32> in
+            guard !state.stopped else { return [] }
+            state.stopped = true
+            return state.openSockets
+        }
+        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Accepts connections while the server exists and is not stopped. It
+    /// holds the server weakly, so a test that drops it ends the loop.
+    private static func acceptLoop(_ listener: Int32, _ server: () -> TestHTTPServer?) {
+        defer { close(listener) }
+        while let current = server(), !current.isStopped {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            current.startConnection(client)
+        }
+    }
+
+    private func startConnection(_ client: Int32) {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.connections += 1
+            state.openSockets.insert(client)
+            return true
+        }
+        guard accepted else {
+            close(client)
+            return
+        }
+        Thread.detachNewThread { [self] in
+            serve(client)
+            _ = state.withLock { $0.openSockets.remove(client) }
+            close(client)
+        }
+    }
+
+    /// Serves requests on one connection until the client or a response closes it.
+    private func serve(_ client: Int32) {
+        var buffer: [UInt8] = []
+        while !isStopped {
+            guard let request = readRequest(client, &buffer) else { return }
+            let handler = state.withLock { state in
+                state.requests.append(request)
+                state.activeRequests += 1
+                state.peakActiveRequests = max(state.peakActiveRequests, state.activeRequests)
+                return state.routes[Self.stripQuery(request.path)]
+            }
+            let response = handler?(request) ?? .status(404, body: Array("not found".utf8))
+            let reusable = respond(client, request, response)
+            state.withLock { $0.activeRequests -= 1 }
+            guard reusable else { return }
+            if request.header("Connection")?.lowercased() == "close" { return }
+        }
+    }
+
+    /// Sends a response; returns whether the connection may be reused.
+    private func respond(_ client: Int32, _ request: Request, _ response: Response) -> Bool {
+        let body = request.method == "HEAD"
+        switch response {
+        case .ok(let bytes, let headers):
+            return send(client, head(200, headers, length: bytes.count) + (body ? [] : bytes))
+        case .status(let code, let bytes, let headers):
+            let sendsBody = !body && code != 304 && code != 204
+            return send(client, head(code, headers, length: sendsBody ? bytes.count : nil) + (sendsBody ? bytes : []))
+        case .redirect(let location, let code):
+            return send(client, head(code, ["Location": location], length: 0))
+        case .html(let text):
+            let bytes = Array(text.utf8)
+            return send(client, head(200, ["Content-Type": "text/html"], length: bytes.count) + bytes)
+        case .stall(let seconds):
+            pause(seconds)
+            return false
+        case .closeEarly(let bytes, let count):
+            _ = send(client, head(200, [:], length: bytes.count) + Array(bytes.prefix(count)))
+            return false
+        case .wrongContentLength(let bytes, let declared):
+            _ = send(client, head(200, [:], length: declared) + bytes)
+            return false
+        case .chunked(let bytes, let size):
+            guard send(client, head(200, ["Transfer-Encoding": "chunked"], length: nil)) else { return false }
+            var offset = 0
+            while offset < bytes.count {
+                let chunk = Array(bytes[offset..<min(bytes.count, offset + size)])
+                guard send(client, Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)) else {
+                    return false
+                }
+                offset += size
+            }
+            return send(client, Array("0\r\n\r\n".utf8))
+        case .trickle(let bytes, let rate):
+            guard send(client, head(200, [:], length: bytes.count)) else { return false }
+            let step = max(1, rate / 20)
+            var offset = 0
+            while offset < bytes.count && !isStopped {
+                guard send(client, Array(bytes[offset..<min(bytes.count, offset + step)])) else { return false }
+                offset += step
+                pause(Double(step) / Double(rate))
+            }
+            return true
+        }
+    }
+
+    private func head(_ status: Int, _ headers: [String: String], length: Int?) -> [UInt8] {
+        var lines = ["HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")"]
+        if let length { lines.append("Content-Length: \(length)") }
+        lines += headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    /// Sleeps in short steps so `stop()` ends the wait.
+    private func pause(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end && !isStopped { usleep(20_000) }
+    }
+
+    private func send(_ client: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Reads one request head (bodies are not expected); nil when the
+    /// connection ends, the head exceeds 64 KiB, or the server stops.
+    private func readRequest(_ client: Int32, _ buffer: inout [UInt8]) -> Request? {
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if let end = buffer.firstRange(of: terminator) {
+                let text = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<end.upperBound)
+                var lines = text.components(separatedBy: "\r\n")
+                let requestLine = lines.removeFirst().split(separator: " ")
+                guard requestLine.count >= 2 else { return nil }
+                let headers = lines.compactMap { line -> (String, String)? in
+                    guard let colon = line.firstIndex(of: ":") else { return nil }
+                    return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                }
+                return Request(method: String(requestLine[0]), path: String(requestLine[1]),
+                               headers: headers.map { (name: $0.0, value: $0.1) })
+            }
+            guard buffer.count < 65536, !isStopped else { return nil }
+            var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 100)
+            if ready == 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 8192)
+            let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            buffer += chunk.prefix(count)
+        }
+    }
+
+    private static func stripQuery(_ path: String) -> String {
+        String(path.prefix { $0 != "?" })
+    }
+}
+
+/// A unique temporary directory, removed at deinit.
+final class TemporaryDirectory: Sendable {
+    /// Its absolute path.
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "imgcache-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
