@@ -1,0 +1,96 @@
+import Foundation
+
+/// Runs the built `imgcache` executable as a child process, as a user's
+/// script would, and captures what it printed.
+enum CLI {
+    struct Result {
+        var stdout: [UInt8]
+        var stderr: String
+        var status: Int32
+
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        var stdoutLines: [String] { stdoutText.split(separator: "\n").map(String.init) }
+    }
+
+    /// The executable: next to the test bundle in the build products.
+    static let executable: URL = {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = products.appendingPathComponent("imgcache")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { root.deleteLastPathComponent() }
+        return root.appendingPathComponent(".build/debug/imgcache")
+    }()
+
+    /// Runs `imgcache arguments...` with the cache in `cacheDir`, feeding
+    /// `stdin`; kills it after `timeout` seconds.
+    static func run(_ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
+                    timeout: Double = 60) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["IMGCACHE_DIR"] = cacheDir
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Drain both pipes on their own threads so a large output cannot block the child.
+        let out = Drain(output.fileHandleForReading), err = Drain(errors.fileHandleForReading)
+        input.fileHandleForWriting.write(Data(stdin))
+        try? input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TimedOut(arguments: arguments)
+        }
+        process.waitUntilExit()
+        return Result(stdout: out.wait(), stderr: String(decoding: err.wait(), as: UTF8.self), status: process.terminationStatus)
+    }
+
+    /// Starts `imgcache` without waiting, for tests that signal it.
+    static func start(_ arguments: [String], cacheDir: String, stdinPath: String) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["IMGCACHE_DIR"] = cacheDir
+        process.environment = env
+        process.standardInput = FileHandle(forReadingAtPath: stdinPath)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var arguments: [String]
+        var description: String { "imgcache \(arguments.joined(separator: " ")) did not finish in time" }
+    }
+
+    /// Reads a pipe to its end on a background thread.
+    private final class Drain: @unchecked Sendable {
+        // Why unchecked: `bytes` is written by the reading thread only, and
+        // read by `wait()` only after the semaphore says that thread is done.
+        private var bytes: [UInt8] = []
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                bytes = [UInt8](handle.readDataToEndOfFile())
+                done.signal()
+            }
+        }
+
+        func wait() -> [UInt8] {
+            done.wait()
+            return bytes
+        }
+    }
+}
