@@ -7,26 +7,44 @@ import Synchronization
 /// Turns SIGINT and SIGTERM into a cancellation: in-flight downloads are
 /// cancelled (their temporary files removed), the command finishes what it
 /// can and exits 130.
+///
+/// Why a self-pipe rather than a Dispatch signal source: on Linux those use
+/// signalfd, which only sees a signal that every thread blocks; a signal
+/// delivered to one of the concurrency runtime's or libcurl's threads would
+/// be lost. The handler only writes a byte, which is async-signal-safe.
 enum SignalTrap {
-    /// Why unsafe: dispatch sources are not Sendable; this array only keeps
-    /// them alive and is written once, by `install`, before any signal.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    /// Why unsafe: written once by `install`, before the handler can run;
+    /// read by the handler, which may not take locks.
+    nonisolated(unsafe) private static var wakeUpDescriptor: Int32 = -1
     private static let interrupted = Atomic<Bool>(false)
 
     /// Whether a signal arrived.
     static var wasInterrupted: Bool { interrupted.load(ordering: .relaxed) }
 
-    /// Calls `onSignal` (once per signal) instead of dying.
+    /// Calls `onSignal` once per signal instead of dying.
     static func install(_ onSignal: @escaping @Sendable () -> Void) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return }
+        let readEnd = descriptors[0]
+        wakeUpDescriptor = descriptors[1]
+        DispatchQueue.global().async {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count < 0 && errno == EINTR { continue }
+                guard count == 1 else { return }
                 interrupted.store(true, ordering: .relaxed)
                 onSignal()
             }
-            source.resume()
-            sources.append(source)
         }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            _ = write(SignalTrap.wakeUpDescriptor, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
     }
 }
