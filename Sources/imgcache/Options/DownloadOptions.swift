@@ -30,11 +30,7 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Proxy URL (http_proxy, https_proxy and no_proxy are honoured by default).", valueName: "url"))
     var proxy: String?
 
-    @Flag(help: "Cache key without the query string.")
-    var keyIgnoreQuery = false
-
-    @Option(help: ArgumentHelp("Cache key without this query parameter (repeatable).", valueName: "name"))
-    var keyStripParam: [String] = []
+    @OptionGroup var key: KeyOptions
 
     @Option(help: ArgumentHelp("Largest body accepted (e.g. 64M).", valueName: "size"))
     var maxBytes: String = "64M"
@@ -53,9 +49,7 @@ struct DownloadOptions: ParsableArguments {
     }
 
     /// The cache key policy these options ask for.
-    var keyPolicy: CacheKeyPolicy {
-        CacheKeyPolicy(ignoresQuery: keyIgnoreQuery, strippedParameters: keyStripParam)
-    }
+    var keyPolicy: CacheKeyPolicy { key.policy }
 
     /// An image request for `url` with these options.
     func request(for url: String) -> ImageRequest {

@@ -23,13 +23,8 @@ struct FetchOutput {
                     }
                 }
                 group.addTask {
-                    let start = WallClock.monotonic()
-                    do {
-                        let response = try await manager.load(request)
-                        return (index, .success(response), (WallClock.monotonic() - start) * 1000)
-                    } catch {
-                        return (index, .failure(coreError(error)), (WallClock.monotonic() - start) * 1000)
-                    }
+                    let (outcome, duration) = await timedLoad(manager, request)
+                    return (index, outcome, duration)
                 }
             }
             // Results arrive in completion order; hold them until every

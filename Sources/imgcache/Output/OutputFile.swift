@@ -11,18 +11,7 @@ enum OutputFile {
         let temporary = "\(directory)/.imgcache-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw outputError("cannot create", path, errno) }
-        let written = bytes.withUnsafeBytes { buffer -> Int32 in
-            var done = 0
-            while done < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                done += n
-            }
-            return 0
-        }
+        let written = StandardStreams.writeAll(fd, bytes) ? 0 : errno
         close(fd)
         guard written == 0 else {
             unlink(temporary)

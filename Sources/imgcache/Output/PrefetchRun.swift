@@ -48,13 +48,8 @@ struct PrefetchRun {
                 }
                 let request = download.request(for: url)
                 group.addTask {
-                    let start = WallClock.monotonic()
-                    do {
-                        let response = try await manager.load(request)
-                        return (url, .success(response), (WallClock.monotonic() - start) * 1000)
-                    } catch {
-                        return (url, .failure(coreError(error)), (WallClock.monotonic() - start) * 1000)
-                    }
+                    let (outcome, duration) = await timedLoad(manager, request)
+                    return (url, outcome, duration)
                 }
                 inFlight += 1
                 progress?.update(tally.progressState)

@@ -35,7 +35,8 @@ enum StandardStreams {
         isatty(fd) == 1
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    /// Writes all of `bytes` to `fd`, retrying short writes; false on an error (errno says which).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {

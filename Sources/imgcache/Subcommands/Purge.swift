@@ -12,11 +12,7 @@ extension IMGCacheCommand {
         @Flag(help: "Forget only the failed-URL list (or, with URLs, only their failed records).")
         var failed = false
 
-        @Flag(help: "Cache key without the query string.")
-        var keyIgnoreQuery = false
-
-        @Option(help: ArgumentHelp("Cache key without this query parameter (repeatable).", valueName: "name"))
-        var keyStripParam: [String] = []
+        @OptionGroup var key: KeyOptions
 
         @Argument(help: ArgumentHelp("URLs to remove.", valueName: "url"))
         var urls: [String] = []
@@ -33,7 +29,7 @@ extension IMGCacheCommand {
                     }
                     return
                 }
-                let policy = CacheKeyPolicy(ignoresQuery: keyIgnoreQuery, strippedParameters: keyStripParam)
+                let policy = key.policy
                 let disk = DiskCache(directory: directory, statistics: Statistics())
                 let registry = FailedURLRegistry(directory: directory, timeToLive: 0)
                 for url in urls {

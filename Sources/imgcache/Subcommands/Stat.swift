@@ -13,11 +13,7 @@ extension IMGCacheCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Flag(help: "Cache key without the query string.")
-        var keyIgnoreQuery = false
-
-        @Option(help: ArgumentHelp("Cache key without this query parameter (repeatable).", valueName: "name"))
-        var keyStripParam: [String] = []
+        @OptionGroup var key: KeyOptions
 
         @Argument(help: ArgumentHelp("URLs to look up.", valueName: "url"))
         var urls: [String] = []
@@ -30,7 +26,7 @@ extension IMGCacheCommand {
                                         json: global.json)
                 return
             }
-            let policy = CacheKeyPolicy(ignoresQuery: keyIgnoreQuery, strippedParameters: keyStripParam)
+            let policy = key.policy
             let registry = FailedURLRegistry(directory: directory, timeToLive: configuration.failedTTL)
             var missing = 0
             for url in urls {

@@ -62,4 +62,25 @@ struct NetpbmImage {
         }
         return out
     }
+
+    /// Whether decoded RGBA pixels show the same image: RGB only for a PPM
+    /// (its alpha is implied), and for PAM the colour under fully
+    /// transparent pixels is ignored, since tools differ on it.
+    func matches(_ pixels: [UInt8]) -> Bool {
+        if depth == 3 {
+            return stride(from: 0, to: pixels.count, by: 4).flatMap { pixels[$0..<$0 + 3] } == samples
+        }
+        return Self.zeroingTransparent(pixels) == Self.zeroingTransparent(rgba)
+    }
+
+    /// RGBA with every fully transparent pixel set to 0,0,0,0.
+    static func zeroingTransparent(_ pixels: [UInt8]) -> [UInt8] {
+        var out = pixels
+        for index in stride(from: 0, to: out.count, by: 4) where out[index + 3] == 0 {
+            out[index] = 0
+            out[index + 1] = 0
+            out[index + 2] = 0
+        }
+        return out
+    }
 }
