@@ -35,5 +35,13 @@ run "$IMGCACHE" fetch "$base/missing.jpg" -o "$work/out/missing.jpg"
 run "$IMGCACHE" fetch "$base/missing.jpg" -o "$work/out/missing.jpg"
 run "$IMGCACHE" fetch "$base/error-page.jpg" -o "$work/out/error.jpg"
 run "$IMGCACHE" fetch --offline "$base/never-fetched.png" -o "$work/out/x.png"
+printf '%s\n' "# a warm-up list: blank lines, comments and duplicates are fine" "$base/photo.jpg" "" \
+    "$base/gradient.png" "$base/more.jpg" "$base/photo.jpg" "$base/missing.jpg" > "$work/urls.txt"
+cp "$work/site/photo.jpg" "$work/site/more.jpg"
+printf '\n$ %s < urls.txt\n' "$IMGCACHE prefetch"
+"$IMGCACHE" prefetch < "$work/urls.txt" || printf '(exit status %s)\n' "$?"
+run "$IMGCACHE" stat
+run "$IMGCACHE" stat "$base/photo.jpg"
+run "$IMGCACHE" clean --dry-run --max-size 4K
 printf '\nRequests the server saw (the second photo.jpg and missing.jpg never reached it):\n'
 grep -o '"GET [^"]*"' "$work/server.log" | sort | uniq -c
