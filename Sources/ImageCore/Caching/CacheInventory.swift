@@ -29,13 +29,13 @@ public struct CacheInventory: Sendable {
             let shardPath = "\(directory.entries)/\(shard)"
             var records: [String: Double] = [:]
             var data: [String: [(name: String, modified: Double, bytes: Int)]] = [:]
-            for name in POSIXFile.list(shardPath) {
-                guard let status = POSIXFile.status("\(shardPath)/\(name)") else { continue }
-                let stem = String(name.prefix { $0 != "." })
-                if name.hasSuffix(".meta") {
-                    records[stem] = status.modified
+            for file in POSIXFile.listFiles(shardPath) {
+                let utf8 = file.name.utf8
+                let stem = String(file.name[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)])
+                if file.name.hasSuffix(".meta") {
+                    records[stem] = file.modified
                 } else {
-                    data[stem, default: []].append((name, status.modified, status.size))
+                    data[stem, default: []].append((file.name, file.modified, file.size))
                 }
             }
             for (hash, lastUsed) in records {

@@ -136,13 +136,34 @@ enum POSIXFile {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
+        // glibc sizes each record by its name's length, so the last one in a
+        // buffer can end before `sizeof(dirent)`: read the name through a
+        // pointer, never by copying `entry.pointee`.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Names, sizes and modification times of the regular files in a
+    /// directory, stat'ed relative to the open directory so the kernel does
+    /// not resolve the whole path again for each file (what `clean` scans).
+    static func listFiles(_ directory: String) -> [(name: String, size: Int, modified: Double)] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        let fd = dirfd(dir)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        var files: [(name: String, size: Int, modified: Double)] = []
+        var info = stat()
+        while let entry = readdir(dir) {
+            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
+            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            files.append((String(cString: name), Int(info.st_size),
+                          Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+        }
+        return files
     }
 
     /// Removes a directory and everything below it.

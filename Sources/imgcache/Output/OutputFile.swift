@@ -4,9 +4,16 @@ import Glibc
 import ImageCore
 
 /// Writes user-requested output files atomically: a temporary file beside the
-/// target, then a rename, so a reader never sees half an image.
+/// target, then a rename, so a reader never sees half an image. A target
+/// that exists and is not a regular file (`/dev/null`, a FIFO, a symbolic
+/// link) is written through instead: renaming over it would replace the
+/// device or the link itself.
 enum OutputFile {
     static func write(_ bytes: [UInt8], to path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            return try writeThrough(bytes, to: path)
+        }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let temporary = "\(directory)/.imgcache-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -22,6 +29,13 @@ enum OutputFile {
             unlink(temporary)
             throw outputError("cannot write", path, code)
         }
+    }
+
+    private static func writeThrough(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard fd >= 0 else { throw outputError("cannot open", path, errno) }
+        defer { close(fd) }
+        guard StandardStreams.writeAll(fd, bytes) else { throw outputError("cannot write", path, errno) }
     }
 
     private static func outputError(_ what: String, _ path: String, _ code: Int32) -> ImageCoreError {

@@ -162,6 +162,20 @@ import Testing
         #expect(server.requestCount(for: "/x.png") == 1)
     }
 
+    /// Regression: `-o /dev/null` used to rename a regular file over the device.
+    @Test func outputThroughDevicesAndLinksKeepsThem() throws {
+        server.route("/x.png", .ok(png))
+        #expect(try fetch("-o", "/dev/null", server.url("/x.png")).status == 0)
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
+        let output = try TemporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: "\(output.path)/target.png", contents: Data("old".utf8)))
+        try FileManager.default.createSymbolicLink(atPath: "\(output.path)/link.png", withDestinationPath: "target.png")
+        #expect(try fetch("-o", "\(output.path)/link.png", server.url("/x.png")).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(output.path)/link.png") == "target.png")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(output.path)/target.png"))) == png)
+    }
+
     @Test func aDamagedEntryIsRefetchedNotServed() throws {
         server.route("/x.png", .ok(png))
         let path = String(try fetch("--path", server.url("/x.png")).stdoutText.dropLast())
