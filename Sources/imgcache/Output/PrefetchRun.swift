@@ -8,17 +8,21 @@ struct PrefetchTally {
     var revalidated = 0
     var failed = 0
     var skipped = 0
+    /// Loads cut short by SIGINT/SIGTERM: not failures of their URLs.
+    var interrupted = 0
     var bytes = 0
     var failureKinds: [ImageCoreError.Kind] = []
     /// Whether all input has been read, so `total` is final.
     var inputEnded = false
+    /// The total counted before the run, when the input is a regular file.
+    var expectedTotal: Int?
 
-    var done: Int { downloaded + cached + revalidated + failed + skipped }
+    var done: Int { downloaded + cached + revalidated + failed + skipped + interrupted }
 
     /// The summary line for stderr.
     var summary: String {
         "\(total) URLs: \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
-            + "\(failed) failed, \(skipped) skipped"
+            + "\(failed) failed, \(skipped) skipped" + (interrupted > 0 ? ", \(interrupted) interrupted" : "")
     }
 }
 
@@ -33,8 +37,9 @@ struct PrefetchRun {
     /// downloader's queue full while cache hits are answered).
     let window: Int
 
-    func process(_ lines: LineReader) async -> PrefetchTally {
+    func process(_ lines: LineReader, expectedTotal: Int?) async -> PrefetchTally {
         var tally = PrefetchTally()
+        tally.expectedTotal = expectedTotal
         await withTaskGroup(of: (String, Result<ImageResponse, ImageCoreError>, Double).self) { group in
             var inFlight = 0
             for await line in lines {
@@ -74,10 +79,16 @@ struct PrefetchRun {
             case .memory, .disk: tally.cached += 1
             }
         case .failure(let error):
-            if error.kind == .failedBefore { tally.skipped += 1 } else { tally.failed += 1 }
             tally.failureKinds.append(error.kind)
-            progress?.clear()
-            StandardStreams.printError("imgcache: \(url): \(error.message)")
+            switch error.kind {
+            case .interrupted: tally.interrupted += 1
+            case .failedBefore: tally.skipped += 1
+            default: tally.failed += 1
+            }
+            if error.kind != .interrupted {
+                progress?.clear()
+                StandardStreams.printError("imgcache: \(url): \(error.message)")
+            }
         }
         if json {
             StandardStreams.print(JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome,
@@ -89,7 +100,7 @@ struct PrefetchRun {
 
 extension PrefetchTally {
     var progressState: ProgressBar.State {
-        ProgressBar.State(done: done, total: inputEnded ? total : nil,
+        ProgressBar.State(done: done, total: inputEnded ? total : expectedTotal,
                           detail: "\(downloaded) downloaded, \(cached) cached, \(failed + skipped) failed",
                           bytes: bytes)
     }

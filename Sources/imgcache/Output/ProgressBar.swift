@@ -63,27 +63,35 @@ final class ProgressBar: Sendable {
 
     private func draw(_ state: State, _ drawing: inout Drawing) {
         let elapsed = max(WallClock.monotonic() - start, 0.001)
-        var parts: [String] = []
+        // Each part with the order in which it is dropped when the terminal
+        // is too narrow (0 = kept longest): bar, counts and ETA matter most.
+        var parts: [(text: String, dropOrder: Int)] = []
         // Progress as a fraction of bytes when every size is known, else of items.
         let (done, total) = state.bytesExpected.map { (state.bytes, $0) } ?? (state.done, state.total ?? 0)
         if total > 0 {
             let filled = min(20, Int(Double(done) / Double(total) * 20))
-            parts.append("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]")
+            parts.append(("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]", 1))
         }
         if let expected = state.bytesExpected {
-            parts.append("\(Quantities.formatSize(state.bytes)) / \(Quantities.formatSize(expected))")
+            parts.append(("\(Quantities.formatSize(state.bytes)) / \(Quantities.formatSize(expected))", 0))
         } else {
-            parts.append(state.total.map { "\(state.done)/\($0)" } ?? "\(state.done) done")
-            parts.append("\(Quantities.formatSize(state.bytes))")
+            parts.append((state.total.map { "\(state.done)/\($0)" } ?? "\(state.done) done", 0))
+            parts.append(("\(Quantities.formatSize(state.bytes))", 3))
         }
-        if !state.detail.isEmpty { parts.append(state.detail) }
-        parts.append("\(Quantities.formatSize(Int(Double(state.bytes) / elapsed)))/s")
+        if !state.detail.isEmpty { parts.append((state.detail, 4)) }
+        parts.append(("\(Quantities.formatSize(Int(Double(state.bytes) / elapsed)))/s", 2))
         if total > 0, done > 0, done < total {
             let remaining = elapsed / Double(done) * Double(total - done)
-            parts.append("ETA \(Self.clock(remaining))")
+            parts.append(("ETA \(Self.clock(remaining))", 0))
         }
-        var line = parts.joined(separator: "  ")
         let width = Self.terminalWidth() - 1
+        func joined() -> String { parts.map(\.text).joined(separator: "  ") }
+        var line = joined()
+        while line.count > width, let drop = parts.indices.filter({ parts[$0].dropOrder > 0 })
+            .max(by: { parts[$0].dropOrder < parts[$1].dropOrder }) {
+            parts.remove(at: drop)
+            line = joined()
+        }
         if line.count > width { line = String(line.prefix(max(width, 0))) }
         let padding = dumbTerminal ? String(repeating: " ", count: max(0, drawing.lastWidth - line.count)) : ""
         let erase = dumbTerminal ? "\r" : "\r\u{1B}[K"

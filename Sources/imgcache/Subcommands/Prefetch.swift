@@ -51,7 +51,7 @@ extension IMGCacheCommand {
             let progress = global.progressBar()
             let run = PrefetchRun(manager: manager, download: download, json: global.json, progress: progress,
                                   window: concurrency * 4)
-            let tally = await run.process(LineReader(fd: fd))
+            let tally = await run.process(LineReader(fd: fd), expectedTotal: progress == nil ? nil : URLListCount.count(fd))
             progress?.finish()
             try? manager.finish()
             if !global.quiet { StandardStreams.printError(tally.summary) }

@@ -44,6 +44,22 @@ import Testing
         #expect(quiet.status == 0 && quiet.stderr.isEmpty)
     }
 
+    @Test func progressShowsTheTotalOfAListFileAndClearsItsLine() throws {
+        for index in 0..<3 { server.route("/\(index).png", .ok(image(index))) }
+        let list = try TemporaryDirectory()
+        let listPath = "\(list.path)/urls.txt"
+        try Data(("# three\n" + (0..<3).map { server.url("/\($0).png") }.joined(separator: "\n")).utf8)
+            .write(to: URL(fileURLWithPath: listPath))
+        let counted = try run(["prefetch", "--progress", listPath])
+        #expect(counted.status == 0)
+        #expect(counted.stderr.hasPrefix("\r\u{1B}[K[") && counted.stderr.contains("0/3"))
+        #expect(counted.stderr.hasSuffix("\r\u{1B}[K3 URLs: 3 downloaded, 0 already cached, 0 revalidated, 0 failed, 0 skipped\n"))
+        let piped = try run(["prefetch", "--progress"], stdin: urlList(["/0.png"]))
+        #expect(piped.stderr.hasPrefix("\r\u{1B}[K0 done"))
+        let silent = try run(["prefetch", listPath])
+        #expect(silent.stderr == "3 URLs: 0 downloaded, 3 already cached, 0 revalidated, 0 failed, 0 skipped\n")
+    }
+
     @Test func prefetchJSONGivesOneRecordPerURL() throws {
         server.route("/a.png", .ok(image(1)))
         let result = try run(["prefetch", "--json"], stdin: urlList(["/a.png", "/b.png"]))
