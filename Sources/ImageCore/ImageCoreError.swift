@@ -31,6 +31,8 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Whether retrying later may succeed; transient failures are never put
     /// on the failed-URL list.
     public let isTransient: Bool
+    /// How long the server asked us to wait before retrying (Retry-After), in seconds.
+    public var retryAfter: Double?
 
     /// Creates an error; `isTransient` defaults to true for network errors only.
     public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, isTransient: Bool? = nil) {

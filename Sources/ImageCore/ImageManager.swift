@@ -19,6 +19,8 @@ public final class ImageManager: Sendable {
         public var limits = DecodingLimits.default
         /// Download concurrency and order.
         public var maxConcurrentDownloads = 6
+        /// Most connections to one host.
+        public var maxConnectionsPerHost = 6
         /// Start order among equal priorities.
         public var order = Downloader.Order.fifo
         /// Cookie file for every download.
@@ -38,11 +40,13 @@ public final class ImageManager: Sendable {
         var cost: Int { response.bytes.count + (response.image?.cost ?? 0) }
     }
 
-    /// What a download produces before decoding.
+    /// What the network step produces before decoding.
     private struct Fetched: Sendable {
         var info: ImageInfo
         var bytes: [UInt8]
         var stored: CachedData?
+        /// `.downloaded` or `.revalidated`.
+        var source: ImageResponse.Source
     }
 
     private let configuration: Configuration
@@ -59,6 +63,8 @@ public final class ImageManager: Sendable {
     /// Bytes stored since the last trim to `max-size`.
     private let bytesSinceTrim = Atomic<Int>(0)
     private let events: EventLog
+    /// Revalidations started under `stale-while-revalidate`.
+    private let backgroundWork = Mutex<[Task<Void, Never>]>([])
 
     /// A manager over `configuration.directory`, created if missing. The
     /// network stack is set up only when the first download needs it, unless
@@ -82,21 +88,36 @@ public final class ImageManager: Sendable {
     /// Loads one image. Throws `ImageCoreError`.
     public func load(_ request: ImageRequest) async throws -> ImageResponse {
         let key = key(for: request.url)
-        if let remembered = memory.value(for: key.string) {
+        if !request.refresh, let remembered = memory.value(for: key.string) {
             statistics.add(.memoryHits)
             events.emit("served from memory: \(request.url)")
             var response = remembered.response
             response.source = .memory
             return try await withPixels(response, request)
         }
+        var stale: CachedData?
         if let cached = try disk.lookup(key) {
-            statistics.add(.diskHits)
-            events.emit("served from disk: \(request.url)")
-            let response = ImageResponse(url: request.url, key: key, source: .disk, info: cached.entry.info,
-                                         bytes: cached.bytes, entry: cached.entry, path: cached.path)
-            return try await withPixels(response, request)
+            switch CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) {
+            case .serve:
+                statistics.add(.diskHits)
+                events.emit("served from disk: \(request.url)")
+                return try await withPixels(diskResponse(cached, request, key), request)
+            case .serveThenRevalidate:
+                statistics.add(.diskHits)
+                events.emit("served stale from disk, revalidating: \(request.url)")
+                revalidateInBackground(request, key: key, stale: cached)
+                return try await withPixels(diskResponse(cached, request, key), request)
+            case .refuse(let why):
+                throw ImageCoreError(.notCached, why)
+            case .revalidate:
+                stale = cached
+            case .mismatch:
+                events.emit("cached for other request headers (Vary): \(request.url)")
+                statistics.add(.misses)
+            }
+        } else {
+            statistics.add(.misses)
         }
-        statistics.add(.misses)
         guard request.network == .allowed else {
             throw ImageCoreError(.notCached, "not in the cache (offline)")
         }
@@ -108,29 +129,55 @@ public final class ImageManager: Sendable {
         let fetched: Fetched
         let joined: Bool
         do {
-            (fetched, joined) = try await inflight.run(key.string) { [self] in
-                try await downloadAndStore(request, key: key)
+            (fetched, joined) = try await inflight.run(key.string) { [self, stale] in
+                try await fetchFromNetwork(request, key: key, stale: stale)
             }
         } catch let error as ImageCoreError {
+            if let stale, error.isTransient, CachePolicy.servesStaleOnError(stale.entry, for: request, now: WallClock.now()) {
+                statistics.add(.diskHits)
+                events.emit("served stale from disk after an error: \(request.url): \(error.message)")
+                return try await withPixels(diskResponse(stale, request, key), request)
+            }
             if error.kind != .interrupted { statistics.add(.failures) }
             if !error.isTransient && [.http, .image].contains(error.kind) {
                 try? failedURLs.add(key, url: request.url, error: error)
+                // The origin no longer serves what the stale entry holds.
+                if stale != nil { _ = try? disk.remove(key) }
             }
             throw error
         }
         if request.retriesFailed { _ = try? failedURLs.remove(key) }
         // A caller that joined another's download got it without a transfer
         // of its own: from this process's memory, as far as it can tell.
-        let response = ImageResponse(url: request.url, key: key, source: joined ? .memory : .downloaded, info: fetched.info,
-                                     bytes: fetched.bytes, entry: fetched.stored?.entry, path: fetched.stored?.path)
+        let response = ImageResponse(url: request.url, key: key, source: joined ? .memory : fetched.source,
+                                     info: fetched.info, bytes: fetched.bytes, entry: fetched.stored?.entry,
+                                     path: fetched.stored?.path)
         return try await withPixels(response, request)
     }
 
-    /// Ends a run: if this run stored entries and `max-size` is set, trims
+    private func diskResponse(_ cached: CachedData, _ request: ImageRequest, _ key: CacheKey) -> ImageResponse {
+        ImageResponse(url: request.url, key: key, source: .disk, info: cached.entry.info, bytes: cached.bytes,
+                      entry: cached.entry, path: cached.path)
+    }
+
+    /// Revalidates a stale entry served under `stale-while-revalidate`;
+    /// `finish()` waits for it, so the process does not exit mid-request.
+    private func revalidateInBackground(_ request: ImageRequest, key: CacheKey, stale: CachedData) {
+        let task = Task { [self] in
+            _ = try? await inflight.run(key.string) { [self] in
+                try await fetchFromNetwork(request, key: key, stale: stale)
+            }
+        }
+        backgroundWork.withLock { $0.append(task) }
+    }
+
+    /// Ends a run: waits for background revalidations; if this run stored
+    /// entries and `max-size` is set, trims
     /// the cache back under it (least recently used first; skipped if a
     /// clean is already running), then adds this process's counters to the
     /// cache's totals. Call once at the end.
-    public func finish() throws {
+    public func finish() async throws {
+        for task in backgroundWork.withLock({ $0 }) { await task.value }
         if storedEntries.load(ordering: .relaxed) > 0 { trimToMaxSize() }
         try statistics.flush(to: configuration.directory)
     }
@@ -170,21 +217,50 @@ public final class ImageManager: Sendable {
         return response
     }
 
-    /// Downloads, verifies and (unless asked not to) stores one image.
-    private func downloadAndStore(_ request: ImageRequest, key: CacheKey) async throws -> Fetched {
-        let downloaded = try await network().download(request.download)
+    /// Downloads, verifies and (unless asked not to) stores one image; with
+    /// a `stale` entry, asks the server with its validators first and keeps
+    /// its bytes on 304 Not Modified.
+    private func fetchFromNetwork(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
+        var download = request.download
+        if let entry = stale?.entry {
+            if let etag = entry.etag { download.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
+            if let modified = entry.lastModified {
+                download.headers.append(HTTPHeader(name: "If-Modified-Since", value: modified))
+            }
+        }
+        let downloaded = try await downloadRetrying(download, retries: request.retries)
         var consumed = false
         defer { if !consumed { _ = try? POSIXFile.remove(downloaded.bodyPath) } }
+        if downloaded.status == 304 {
+            guard let stale else {
+                throw ImageCoreError(.http, "HTTP 304 Not Modified to a request that was not conditional", httpStatus: 304)
+            }
+            statistics.add(.revalidations)
+            let response = stale.entry.response.updated(by: downloaded.headers, request: request.download,
+                                                        requestTime: downloaded.requestTime,
+                                                        responseTime: downloaded.responseTime)
+            let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
+            events.emit("revalidated (304 Not Modified): \(request.url)")
+            return Fetched(info: entry.info, bytes: stale.bytes,
+                           stored: CachedData(entry: entry, bytes: stale.bytes, path: stale.path), source: .revalidated)
+        }
         guard let bytes = try POSIXFile.read(downloaded.bodyPath) else {
             throw ImageCoreError(.cacheIO, "downloaded body vanished from \(downloaded.bodyPath)")
         }
         statistics.add(.downloads)
         statistics.add(.bytesDownloaded, bytes.count)
         let info = try decoder.inspect(bytes)
-        guard request.storesToDisk else { return Fetched(info: info, bytes: bytes, stored: nil) }
-        let validators = HTTPValidators(headers: downloaded.headers, responseTime: downloaded.responseTime)
+        guard request.storesToDisk else { return Fetched(info: info, bytes: bytes, stored: nil, source: .downloaded) }
+        if CacheControl(downloaded.headers["cache-control"]).noStore {
+            // The server forbids keeping it; an older copy is outdated too.
+            _ = try? disk.remove(key)
+            events.emit("not stored (Cache-Control: no-store): \(request.url)")
+            return Fetched(info: info, bytes: bytes, stored: nil, source: .downloaded)
+        }
+        let response = StoredResponse(headers: downloaded.headers, request: request.download,
+                                      requestTime: downloaded.requestTime, responseTime: downloaded.responseTime)
         let stored = try disk.store(bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
-                                    validators: validators)
+                                    response: response)
         consumed = true
         storedEntries.add(1, ordering: .relaxed)
         if let maxSize = configuration.cache.maxSize,
@@ -192,7 +268,35 @@ public final class ImageManager: Sendable {
             trimToMaxSize()
         }
         events.emit("stored: \(request.url) (\(info.format.rawValue) \(info.width)×\(info.height), \(bytes.count) bytes)")
-        return Fetched(info: info, bytes: bytes, stored: stored)
+        return Fetched(info: info, bytes: bytes, stored: stored, source: .downloaded)
+    }
+
+    /// Downloads, retrying transient failures (network errors, 408, 429,
+    /// 5xx) after an exponential backoff with jitter, or after the server's
+    /// Retry-After when it gave one and it is not too long.
+    private func downloadRetrying(_ download: DownloadRequest, retries: Int) async throws -> DownloadResponse {
+        var attempt = 0
+        while true {
+            do {
+                return try await network().download(download)
+            } catch let error as ImageCoreError where error.isTransient && attempt < retries {
+                let delay = RetryDelay.seconds(attempt: attempt, retryAfter: error.retryAfter)
+                guard delay <= RetryDelay.longestWait else { throw error }
+                attempt += 1
+                events.emit("\(download.url): \(error.message); retry \(attempt) of \(retries) in \(Quantities.formatDuration((delay * 10).rounded() / 10))")
+                try await pause(delay)
+            }
+        }
+    }
+
+    /// Sleeps, waking early with `.interrupted` on `cancelAll()`.
+    private func pause(_ seconds: Double) async throws {
+        let end = WallClock.monotonic() + seconds
+        while WallClock.monotonic() < end {
+            if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
+            try? await Task.sleep(for: .milliseconds(Int(min(50, (end - WallClock.monotonic()) * 1000) + 1)))
+        }
+        if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
     }
 
     /// The downloader, created on first use.
@@ -201,6 +305,7 @@ public final class ImageManager: Sendable {
             if let loader { return loader }
             var settings = Downloader.Configuration(temporaryDirectory: configuration.directory.temporary)
             settings.maxConcurrentDownloads = configuration.maxConcurrentDownloads
+            settings.maxConnectionsPerHost = configuration.maxConnectionsPerHost
             settings.order = configuration.order
             settings.cookieJar = configuration.cookieJar
             settings.events = configuration.events

@@ -31,8 +31,9 @@ final class CountingLoader: DataLoading {
         case .body(let bytes):
             let path = "\(directory)/\(UUID().uuidString).part"
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-            return DownloadResponse(status: 200, effectiveURL: request.url, headers: ["etag": "\"x\""], bodyPath: path,
-                                    bodySize: bytes.count, requestTime: 0, responseTime: 0)
+            let now = WallClock.now()
+            return DownloadResponse(status: 200, effectiveURL: request.url, headers: ["etag": "\"x\"", "cache-control": "max-age=3600"],
+                                    bodyPath: path, bodySize: bytes.count, requestTime: now, responseTime: now)
         case .failure(let error):
             throw error
         case nil:
@@ -106,11 +107,13 @@ final class CountingDecoder: ImageDecoding {
         let (manager, loader) = try makeManager([
             flaky: .failure(.httpStatus(503)), page: .body(Array("<!DOCTYPE html><html>".utf8)),
         ])
-        for url in [missing, flaky, page] {
-            await #expect(throws: ImageCoreError.self) { try await manager.load(ImageRequest(url: url)) }
+        var once = ImageRequest(url: flaky)
+        once.retries = 0
+        for request in [ImageRequest(url: missing), once, ImageRequest(url: page)] {
+            await #expect(throws: ImageCoreError.self) { try await manager.load(request) }
         }
         await #expect(throws: ImageCoreError.self) { try await manager.load(ImageRequest(url: missing)) }
-        await #expect(throws: ImageCoreError.self) { try await manager.load(ImageRequest(url: flaky)) }
+        await #expect(throws: ImageCoreError.self) { try await manager.load(once) }
         do {
             _ = try await manager.load(ImageRequest(url: page))
             Issue.record("expected a failed-before error")

@@ -16,12 +16,9 @@ public struct CacheEntry: Sendable, Equatable {
     public var storedAt: Double
     /// When the entry was last served, from the record's modification time.
     public var lastUsed: Double = 0
-    /// The response's ETag, verbatim.
-    public var etag: String?
-    /// The response's Last-Modified, verbatim.
-    public var lastModified: String?
-    /// When the entry stops being fresh (seconds since 1970), if the response said.
-    public var expires: Double?
+    /// What HTTP caching needs of the response: validators, Cache-Control,
+    /// freshness deadline, Vary.
+    public var response: StoredResponse
     /// The data file's name within its shard directory.
     public var dataFileName: String
     /// The data file's absolute path, once the entry has been found on disk.
@@ -29,22 +26,27 @@ public struct CacheEntry: Sendable, Equatable {
 
     /// Creates a record.
     public init(key: String, url: String, info: ImageInfo, byteCount: Int, checksum: String, storedAt: Double,
-                etag: String? = nil, lastModified: String? = nil, expires: Double? = nil, dataFileName: String) {
+                response: StoredResponse = StoredResponse(), dataFileName: String) {
         self.key = key
         self.url = url
         self.info = info
         self.byteCount = byteCount
         self.checksum = checksum
         self.storedAt = storedAt
-        self.etag = etag
-        self.lastModified = lastModified
-        self.expires = expires
+        self.response = response
         self.dataFileName = dataFileName
     }
+
+    /// The response's ETag, verbatim.
+    public var etag: String? { response.etag }
+    /// The response's Last-Modified, verbatim.
+    public var lastModified: String? { response.lastModified }
+    /// When the entry stops being fresh (seconds since 1970), if it ever was.
+    public var expires: Double? { response.freshUntil }
 }
 
 extension CacheEntry {
-    private static let magic = "imgcache-entry 1"
+    private static let magic = "imgcache-entry 2"
 
     /// The record as text: one `name value` line per field, then a line with
     /// the checksum of everything before it, so a damaged record is detected.
@@ -64,9 +66,12 @@ extension CacheEntry {
         add("bytes", String(byteCount))
         add("sha256", checksum)
         add("stored", String(storedAt))
-        add("etag", etag)
-        add("last-modified", lastModified)
-        add("expires", expires.map { String($0) })
+        add("etag", response.etag)
+        add("last-modified", response.lastModified)
+        add("cache-control", response.cacheControl)
+        add("fresh-until", response.freshUntil.map { String($0) })
+        add("vary", response.vary)
+        add("variant", response.variantKey)
         add("data", dataFileName)
         let body = lines.joined(separator: "\n") + "\n"
         let seal = Digest.sha256Hex(Array(body.utf8)).prefix(16)
@@ -100,8 +105,13 @@ extension CacheEntry {
                   info: ImageInfo(format: format, width: width, height: height, frameCount: frames,
                                   loopCount: fields["loop"].flatMap { Int($0) }),
                   byteCount: byteCount, checksum: String(checksum), storedAt: storedAt,
-                  etag: fields["etag"].map(String.init), lastModified: fields["last-modified"].map(String.init),
-                  expires: fields["expires"].flatMap { Double($0) }, dataFileName: String(data))
+                  response: StoredResponse(etag: fields["etag"].map(String.init),
+                                           lastModified: fields["last-modified"].map(String.init),
+                                           cacheControl: fields["cache-control"].map(String.init),
+                                           freshUntil: fields["fresh-until"].flatMap { Double($0) },
+                                           vary: fields["vary"].map(String.init),
+                                           variantKey: fields["variant"].map(String.init)),
+                  dataFileName: String(data))
     }
 
     private static func lastLineStart(_ bytes: [UInt8]) -> Int? {

@@ -22,7 +22,10 @@ public protocol DataCaching: Sendable {
     /// Stores `bytes` (also found in the file at `temporaryPath`, which is
     /// consumed) under `key`, replacing any older entry.
     func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
-               validators: HTTPValidators) throws -> CachedData
+               response: StoredResponse) throws -> CachedData
+
+    /// Replaces the HTTP facts of a stored entry (after a 304), keeping its bytes.
+    func update(_ entry: CacheEntry, key: CacheKey, response: StoredResponse) throws -> CacheEntry
 
     /// Removes the entry for `key`; returns whether there was one.
     @discardableResult

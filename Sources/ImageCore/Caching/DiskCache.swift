@@ -47,7 +47,7 @@ public final class DiskCache: DataCaching {
     }
 
     public func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
-                      validators: HTTPValidators) throws -> CachedData {
+                      response: StoredResponse) throws -> CachedData {
         try POSIXFile.makeDirectories(directory.shard(directory.entries, key.hash))
         let checksum = Digest.sha256Hex(bytes)
         let dataPath = directory.dataPath(key.hash, checksum: checksum, format: info.format)
@@ -57,8 +57,7 @@ public final class DiskCache: DataCaching {
         let previous = try? readEntry(key.hash)
         let now = WallClock.now()
         var entry = CacheEntry(key: key.string, url: url, info: info, byteCount: bytes.count, checksum: checksum,
-                               storedAt: now, etag: validators.etag, lastModified: validators.lastModified,
-                               expires: validators.expires, dataFileName: String(dataPath.split(separator: "/").last!))
+                               storedAt: now, response: response, dataFileName: String(dataPath.split(separator: "/").last!))
         try POSIXFile.writeAtomically(entry.serialized(), to: directory.metadataPath(key.hash),
                                       temporaryDirectory: directory.temporary)
         entry.lastUsed = now
@@ -67,6 +66,20 @@ public final class DiskCache: DataCaching {
             _ = try? POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
         }
         return CachedData(entry: entry, bytes: bytes, path: dataPath)
+    }
+
+    /// Rewrites the record of a revalidated entry (after a 304) with the
+    /// updated response; the bytes stay. If a concurrent store replaced the
+    /// entry first, nothing is written (and a replace racing this very
+    /// write leaves a record whose bytes are gone: a miss, never wrong bytes).
+    public func update(_ entry: CacheEntry, key: CacheKey, response: StoredResponse) throws -> CacheEntry {
+        var updated = entry
+        updated.response = response
+        guard let current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else { return updated }
+        try POSIXFile.writeAtomically(updated.serialized(), to: directory.metadataPath(key.hash),
+                                      temporaryDirectory: directory.temporary)
+        updated.lastUsed = WallClock.now()
+        return updated
     }
 
     @discardableResult

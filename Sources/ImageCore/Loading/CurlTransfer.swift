@@ -67,10 +67,10 @@ final class CurlTransfer {
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_SSL_VERIFYPEER, request.allowsInsecureTLS ? 0 : 1)
         try set(CURLOPT_SSL_VERIFYHOST, request.allowsInsecureTLS ? 0 : 2)
-        try set(CURLOPT_USERAGENT, settings.userAgent)
-        // No Accept-Encoding: images are already compressed, and an encoded
-        // body would need Vary handling in the cache key.
         try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        // Wait for a connection that can multiplex (HTTP/2) rather than open
+        // another one; HTTP/1.1 connections are reused as they free up.
+        try set(CURLOPT_PIPEWAIT, 1)
         if let credentials = request.credentials {
             try set(CURLOPT_USERPWD, credentials)
             // CURLAUTH_BASIC is 1; the macro is a cast expression Swift does not import.
@@ -84,12 +84,7 @@ final class CurlTransfer {
         }
         if let share { try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_SHARE, share)) }
 
-        var headers = [HTTPHeader(name: "Accept", value: "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5")]
-        for header in request.headers {
-            headers.removeAll { $0.name.lowercased() == header.name.lowercased() }
-            headers.append(header)
-        }
-        for header in headers {
+        for header in request.effectiveHeaders {
             requestHeaders = imgcache_curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
         }
         try check(imgcache_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders))
@@ -110,7 +105,7 @@ final class CurlTransfer {
             let status = responseCode()
             if status >= 400 {
                 // The error page is of no use: stop instead of downloading it.
-                abortReason = .httpStatus(status)
+                abortReason = httpError(status)
                 return 0
             }
         }
@@ -169,14 +164,15 @@ final class CurlTransfer {
         let status = responseCode()
         let outcome: Result<DownloadResponse, ImageCoreError>
         if code == CURLE_OK && status >= 400 {
-            outcome = .failure(.httpStatus(status))
+            outcome = .failure(httpError(status))
+        } else if code == CURLE_OK && status == 304 {
+            // Not modified: the caller keeps the body it has.
+            outcome = .success(response(status))
         } else if code == CURLE_OK {
             if !sniffed, let problem = Self.sniffProblem(head) {
                 outcome = .failure(problem)
             } else {
-                outcome = .success(DownloadResponse(
-                    status: status, effectiveURL: effectiveURL(), headers: responseHeaders, bodyPath: bodyPath,
-                    bodySize: received, requestTime: requestTime, responseTime: WallClock.now()))
+                outcome = .success(response(status))
             }
         } else if let abortReason {
             outcome = .failure(abortReason)
@@ -203,6 +199,21 @@ final class CurlTransfer {
             unlink(bodyPath)
         }
         continuation.resume(throwing: error)
+    }
+
+    private func response(_ status: Int) -> DownloadResponse {
+        DownloadResponse(status: status, effectiveURL: effectiveURL(), headers: responseHeaders, bodyPath: bodyPath,
+                         bodySize: received, requestTime: requestTime, responseTime: WallClock.now())
+    }
+
+    /// An error status, with the server's Retry-After (seconds or a date).
+    private func httpError(_ status: Int) -> ImageCoreError {
+        var error = ImageCoreError.httpStatus(status)
+        if let value = responseHeaders["retry-after"] {
+            let trimmed = value.trimmingSpaces()
+            error.retryAfter = Double(trimmed) ?? HTTPDate.parse(String(trimmed)).map { max(0, $0 - WallClock.now()) }
+        }
+        return error
     }
 
     private static func sniffProblem(_ head: [UInt8]) -> ImageCoreError? {

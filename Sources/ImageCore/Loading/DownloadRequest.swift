@@ -57,6 +57,28 @@ public struct DownloadRequest: Sendable {
     public init(url: String) {
         self.url = url
     }
+
+    /// Headers every request sends unless `headers` replaces them. No
+    /// Accept-Encoding: images are already compressed.
+    public static let defaultHeaders = [
+        HTTPHeader(name: "User-Agent", value: "imgcache/\(ImageCoreVersion.string)"),
+        HTTPHeader(name: "Accept", value: "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5"),
+    ]
+
+    /// The headers sent: the defaults, replaced or extended by `headers`.
+    public var effectiveHeaders: [HTTPHeader] {
+        var result = Self.defaultHeaders
+        for header in headers {
+            result.removeAll { $0.name.lowercased() == header.name.lowercased() }
+            result.append(header)
+        }
+        return result
+    }
+
+    /// The value sent for a header (name compared case-insensitively), if any.
+    public func headerValue(_ name: String) -> String? {
+        effectiveHeaders.last { $0.name.lowercased() == name.lowercased() }?.value
+    }
 }
 
 /// What came back from the server for a successful (2xx) download.

@@ -28,8 +28,6 @@ public final class Downloader: DataLoading {
         public var order = Order.fifo
         /// Netscape-format cookie file read before and written after transfers.
         public var cookieJar: String?
-        /// The User-Agent header.
-        public var userAgent = "imgcache/\(ImageCoreVersion.string)"
         /// Where `--verbose` events go.
         public var events = EventLog.silent
 

@@ -21,6 +21,12 @@ public struct ImageRequest: Sendable {
     public var decodesPixels = false
     /// The frame to decode, or nil for every frame.
     public var frame: Int?
+    /// Revalidate a cached entry even if it is fresh (`--refresh`).
+    public var refresh = false
+    /// Serve a stale entry, at any age, when the origin fails transiently.
+    public var staleIfError = false
+    /// Retries of a transient failure (network error, 408, 429, 5xx).
+    public var retries = 2
 
     /// The URL.
     public var url: String { download.url }

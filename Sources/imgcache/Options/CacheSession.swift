@@ -6,7 +6,8 @@ import ImageCore
 enum CacheSession {
     /// A manager for the cache the global options name.
     static func open(_ global: GlobalOptions, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
-                     concurrency: Int = 6, order: Downloader.Order = .fifo, memoryLimit: Int? = nil) throws -> ImageManager {
+                     concurrency: Int = 6, maxPerHost: Int = 6, order: Downloader.Order = .fifo,
+                     memoryLimit: Int? = nil) throws -> ImageManager {
         let directory = global.resolvedCacheDirectory
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
@@ -14,6 +15,7 @@ enum CacheSession {
         configuration.keyPolicy = keyPolicy
         configuration.cookieJar = cookieJar.map(Environment.absolutePath)
         configuration.maxConcurrentDownloads = concurrency
+        configuration.maxConnectionsPerHost = maxPerHost
         configuration.order = order
         configuration.events = global.events
         return try ImageManager(configuration: configuration, decoder: ImageDecoder(limits: configuration.limits))

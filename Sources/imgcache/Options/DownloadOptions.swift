@@ -9,8 +9,20 @@ struct DownloadOptions: ParsableArguments {
     @Flag(help: "Do not write to the disk cache.")
     var noStore = false
 
-    @Flag(help: "Never use the network; a URL not in the cache is an error (exit 7).")
+    @Flag(help: "Never use the network: serve what is cached, stale included (unless the server said must-revalidate or no-cache); anything else is exit 7.")
     var offline = false
+
+    @Flag(help: "Revalidate cached entries with the server (ETag, Last-Modified) even if they are fresh.")
+    var refresh = false
+
+    @Flag(help: "Serve a stale cached entry when the server fails transiently (network error, 408, 429, 5xx).")
+    var staleIfError = false
+
+    @Option(help: ArgumentHelp("Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
+    var retries = 2
+
+    @Option(help: ArgumentHelp("Most connections to one host.", valueName: "n"))
+    var maxPerHost = 6
 
     @Option(help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
     var timeout: Double = 15
@@ -42,6 +54,8 @@ struct DownloadOptions: ParsableArguments {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard Quantities.parseSize(maxBytes) != nil else { throw ValidationError("--max-bytes: bad size '\(maxBytes)'") }
         guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
+        guard (1...256).contains(maxPerHost) else { throw ValidationError("--max-per-host must be 1 to 256") }
         for line in header where HTTPHeader(parsing: line) == nil {
             throw ValidationError("--header '\(line)' is not of the form 'Name: value'")
         }
@@ -57,6 +71,9 @@ struct DownloadOptions: ParsableArguments {
         request.retriesFailed = retryFailed
         request.storesToDisk = !noStore
         request.network = offline ? .offline : .allowed
+        request.refresh = refresh
+        request.staleIfError = staleIfError
+        request.retries = retries
         request.download.headers = header.compactMap(HTTPHeader.init(parsing:))
         request.download.credentials = user
         request.download.timeout = timeout

@@ -49,11 +49,12 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar)
+            let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
+                                                maxPerHost: download.maxPerHost)
             SignalTrap.install { manager.cancelAll() }
             let writer = FetchOutput(command: self, manager: manager, progress: global.progressBar())
             let failures = await writer.fetchAll()
-            try? manager.finish()
+            try? await manager.finish()
             try ExitStatus.exit(ExitStatus.code(for: failures))
         }
     }

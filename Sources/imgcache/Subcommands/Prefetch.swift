@@ -45,7 +45,7 @@ extension IMGCacheCommand {
                 fd = 0
             }
             let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                                                concurrency: concurrency, order: lifo ? .lifo : .fifo,
+                                                concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
                                                 memoryLimit: 0)
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
@@ -53,7 +53,7 @@ extension IMGCacheCommand {
                                   window: concurrency * 4)
             let tally = await run.process(LineReader(fd: fd), expectedTotal: progress == nil ? nil : URLListCount.count(fd))
             progress?.finish()
-            try? manager.finish()
+            try? await manager.finish()
             if !global.quiet { StandardStreams.printError(tally.summary) }
             try ExitStatus.exit(ExitStatus.code(for: tally.failureKinds))
         }

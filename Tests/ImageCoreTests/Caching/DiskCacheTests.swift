@@ -23,7 +23,7 @@ import Testing
     @Test func storesAndReadsBackWholeEntries() throws {
         defer { cleanUp() }
         let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info,
-                                     validators: HTTPValidators(etag: "\"e\"", lastModified: nil, expires: 99))
+                                     response: StoredResponse(etag: "\"e\"", freshUntil: 99))
         let found = try #require(try cache.lookup(key))
         #expect(found.bytes == bytes)
         #expect(found.path == stored.path)
@@ -38,7 +38,7 @@ import Testing
 
     @Test func treatsFlippedBytesAsAMissAndRemovesTheEntry() throws {
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
+        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         var damaged = bytes
         damaged[50] ^= 0x01
         try Data(damaged).write(to: URL(fileURLWithPath: stored.path))
@@ -49,12 +49,12 @@ import Testing
 
     @Test func treatsTruncatedOrDamagedMetadataAsAMiss() throws {
         defer { cleanUp() }
-        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
+        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         let metadata = directory.metadataPath(key.hash)
         let text = try Data(contentsOf: URL(fileURLWithPath: metadata))
         try text.prefix(text.count / 2).write(to: URL(fileURLWithPath: metadata))
         #expect(try cache.lookup(key) == nil)
-        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
+        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         var edited = try Data(contentsOf: URL(fileURLWithPath: metadata))
         edited[edited.count / 3] ^= 0x20
         try edited.write(to: URL(fileURLWithPath: metadata))
@@ -63,8 +63,8 @@ import Testing
 
     @Test func replacingAnEntryRemovesTheOldBytes() throws {
         defer { cleanUp() }
-        let first = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
-        let second = try cache.store(bytes + [1], temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
+        let first = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let second = try cache.store(bytes + [1], temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         #expect(first.path != second.path)
         #expect(!FileManager.default.fileExists(atPath: first.path))
         #expect(try cache.lookup(key)?.bytes == bytes + [1])
@@ -74,14 +74,14 @@ import Testing
         // Simulates a crash that left a record naming bytes that never
         // arrived: the lookup is a miss, not an error.
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
+        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         try FileManager.default.removeItem(atPath: stored.path)
         #expect(try cache.lookup(key) == nil)
     }
 
     @Test func removeDeletesBothFiles() throws {
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, validators: .init())
+        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         #expect(try cache.remove(key))
         #expect(!FileManager.default.fileExists(atPath: stored.path))
         #expect(try cache.remove(key) == false)

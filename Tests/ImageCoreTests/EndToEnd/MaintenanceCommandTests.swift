@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func statReportsTheCacheAndEachURL() throws {
-        server.route("/a.png", .ok(image(1), headers: ["ETag": "\"a1\""]))
+        server.route("/a.png", .ok(image(1), headers: ["ETag": "\"a1\"", "Cache-Control": "max-age=60"]))
         _ = try run(["fetch", server.url("/a.png"), server.url("/nope.png")])
         _ = try run(["fetch", server.url("/a.png")])
         let summary = try run(["stat", "--json"])

@@ -12,8 +12,9 @@ import Glibc
 final class TestHTTPServer: Sendable {
     /// What a route answers.
     enum Response: Sendable {
-        /// 200 with a correct Content-Length.
-        case ok([UInt8], headers: [String: String] = [:])
+        /// 200 with a correct Content-Length; fresh for an hour unless
+        /// `headers` say otherwise (pass `[:]` for no caching headers).
+        case ok([UInt8], headers: [String: String] = ["Cache-Control": "max-age=3600"])
         /// Any status with a body.
         case status(Int, body: [UInt8] = [], headers: [String: String] = [:])
         /// A redirect to an absolute or relative location.
