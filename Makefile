@@ -13,7 +13,7 @@ BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Build dependencies (C libraries) and the reference tools the tests compare against.
 DEB_PACKAGES = libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libgif-dev libwebp-dev pkg-config \
-	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 hyperfine
+	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine
 JPEG_DEV = $(shell if apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then echo libjpeg62-turbo-dev; else echo libjpeg-turbo8-dev; fi)
 
 .PHONY: all deps build test demo bench man lint install uninstall clean

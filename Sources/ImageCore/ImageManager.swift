@@ -178,6 +178,7 @@ public final class ImageManager: Sendable {
     /// cache's totals. Call once at the end.
     public func finish() async throws {
         for task in backgroundWork.withLock({ $0 }) { await task.value }
+        (loader.withLock { $0 } as? Downloader)?.close()
         if storedEntries.load(ordering: .relaxed) > 0 { trimToMaxSize() }
         try statistics.flush(to: configuration.directory)
     }

@@ -24,7 +24,10 @@ final class CurlMultiLoop: Sendable {
         var cancelAll = false
         var shuttingDown = false
         var threadStarted = false
+        /// The loop thread, until someone joins or detaches it.
+        var thread: pthread_t?
         var nextSequence: UInt64 = 0
+        var cleanedUp = false
     }
 
     /// Why: a raw pointer is not Sendable, but after `init` the handle is
@@ -45,6 +48,9 @@ final class CurlMultiLoop: Sendable {
         try CurlGlobal.initializeOnce()
         guard let multi = imgcache_curl_multi_init() else { throw ImageCoreError(.failure, "libcurl: cannot create a multi handle") }
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxConnectionsPerHost)
+        // Keep idle connections for reuse: libcurl's default cache size
+        // follows the number of handles added, which dips between transfers.
+        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(32, 2 * settings.maxConcurrentDownloads))
         // One cookie store for every transfer of the run, so a cookie set by
         // one response is sent with the next request.
         var share: UnsafeMutableRawPointer?
@@ -81,17 +87,21 @@ final class CurlMultiLoop: Sendable {
     }
 
     /// Asks the thread to finish: queued and running transfers are cancelled.
-    func shutDown() {
-        let started = inbox.withLock { inbox in
+    /// With `waiting`, returns once the thread has cleaned up libcurl's
+    /// handles (and written the cookie jar): a process must not exit while
+    /// that thread still uses OpenSSL, whose exit handlers would pull it
+    /// out from under it.
+    func shutDown(waiting: Bool) {
+        let (started, thread) = inbox.withLock { inbox in
             inbox.shuttingDown = true
             inbox.cancelAll = true
-            return inbox.threadStarted
+            defer { inbox.thread = nil }
+            return (inbox.threadStarted, inbox.thread)
         }
-        if started {
-            imgcache_curl_multi_wakeup(handles.multi)
-        } else {
-            cleanUp()
-        }
+        guard started else { return cleanUpOnce() }
+        imgcache_curl_multi_wakeup(handles.multi)
+        guard let thread else { return }
+        if waiting { pthread_join(thread, nil) } else { pthread_detach(thread) }
     }
 
     private func startLoopThread() {
@@ -103,7 +113,7 @@ final class CurlMultiLoop: Sendable {
             return nil
         }, context)
         precondition(started == 0, "cannot start the download thread: \(systemErrorMessage(started))")
-        pthread_detach(thread)
+        inbox.withLock { $0.thread = thread }
     }
 
     /// The loop: admit, perform, collect finished transfers, wait.
@@ -137,7 +147,7 @@ final class CurlMultiLoop: Sendable {
             }
             imgcache_curl_multi_poll(handles.multi, 1000)
         }
-        cleanUp()
+        cleanUpOnce()
     }
 
     private func start(_ item: Queued, active: inout [UInt64: CurlTransfer], byHandle: inout [UnsafeMutableRawPointer: UInt64]) {
@@ -209,7 +219,12 @@ final class CurlMultiLoop: Sendable {
         return best
     }
 
-    private func cleanUp() {
+    private func cleanUpOnce() {
+        let first = inbox.withLock { inbox in
+            defer { inbox.cleanedUp = true }
+            return !inbox.cleanedUp
+        }
+        guard first else { return }
         imgcache_curl_multi_cleanup(handles.multi)
         if let share = handles.share { imgcache_curl_share_cleanup(share) }
     }

@@ -47,7 +47,13 @@ public final class Downloader: DataLoading {
     }
 
     deinit {
-        loop.shutDown()
+        loop.shutDown(waiting: false)
+    }
+
+    /// Cancels what is left and waits until libcurl is cleaned up (the
+    /// cookie jar written). Call before the process exits.
+    public func close() {
+        loop.shutDown(waiting: true)
     }
 
     public func download(_ request: DownloadRequest) async throws -> DownloadResponse {

@@ -38,6 +38,8 @@ final class TestHTTPServer: Sendable {
         var method: String
         var path: String
         var headers: [(name: String, value: String)]
+        /// When the request's head had arrived (seconds since 1970).
+        var receivedAt = Date().timeIntervalSince1970
 
         /// The first header of that name, case-insensitively.
         func header(_ name: String) -> String? {
