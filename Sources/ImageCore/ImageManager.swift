@@ -223,6 +223,7 @@ public final class ImageManager: Sendable {
     /// its bytes on 304 Not Modified.
     private func fetchFromNetwork(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
         var download = request.download
+        download.resumableBodyPath = "\(configuration.directory.temporary)/\(key.hash).partial"
         if let entry = stale?.entry {
             if let etag = entry.etag { download.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let modified = entry.lastModified {

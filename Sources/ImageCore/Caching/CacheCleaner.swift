@@ -87,7 +87,10 @@ public struct CacheCleaner: Sendable {
         }
         for name in POSIXFile.list(directory.temporary) {
             let path = "\(directory.temporary)/\(name)"
-            if let status = POSIXFile.status(path), now - status.modified > Self.strayGracePeriod {
+            // Bodies kept for a resume are worth a day; other leftovers an hour.
+            let resumable = name.hasSuffix(".partial") || name.hasSuffix(".partial.resume")
+            let grace = resumable ? PartialDownload.maxAge : Self.strayGracePeriod
+            if let status = POSIXFile.status(path), now - status.modified > grace {
                 report.strayFilesRemoved += 1
                 if !dryRun { _ = try? POSIXFile.remove(path) }
             }

@@ -19,6 +19,14 @@ final class CurlTransfer {
     private var bodyFile: Int32 = -1
     private var bodyPath = ""
     private var received = 0
+    /// Whether the first body bytes have been seen (status checked, resume decided).
+    private var bodyStarted = false
+    /// The resumable body file, when the request asked for one and got its lock.
+    private var partial: PartialDownload?
+    /// Bytes kept from an earlier transfer; the server sends the rest.
+    private var resumeOffset = 0
+    /// The whole body's length from Content-Range, when resuming.
+    private var resumeTotal: Int?
     private var sniffed = false
     private var head: [UInt8] = []
     private var responseHeaders: [String: String] = [:]
@@ -48,9 +56,23 @@ final class CurlTransfer {
 
     /// Opens the body file and sets every option; throws if one is refused.
     func configure(_ settings: Downloader.Configuration, share: UnsafeMutableRawPointer?) throws {
-        let (fd, path) = try POSIXFile.createTemporary(in: settings.temporaryDirectory, suffix: ".part")
-        bodyFile = fd
-        bodyPath = path
+        var extraHeaders: [HTTPHeader] = []
+        if let path = request.resumableBodyPath, let partial = PartialDownload.open(path, url: request.url) {
+            self.partial = partial
+            bodyFile = partial.fd
+            bodyPath = path
+            if let (offset, validator) = partial.resumable {
+                resumeOffset = offset
+                _ = lseek(partial.fd, 0, SEEK_END)
+                extraHeaders = [HTTPHeader(name: "Range", value: "bytes=\(offset)-"),
+                                HTTPHeader(name: "If-Range", value: validator)]
+                events.emit("resuming \(request.url) at \(offset) bytes")
+            }
+        } else {
+            let (fd, path) = try POSIXFile.createTemporary(in: settings.temporaryDirectory, suffix: ".part")
+            bodyFile = fd
+            bodyPath = path
+        }
         let timeoutMs = Int(request.timeout * 1000)
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -84,7 +106,7 @@ final class CurlTransfer {
         }
         if let share { try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_SHARE, share)) }
 
-        for header in request.effectiveHeaders {
+        for header in request.effectiveHeaders + extraHeaders {
             requestHeaders = imgcache_curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
         }
         try check(imgcache_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders))
@@ -101,13 +123,15 @@ final class CurlTransfer {
     /// Body bytes from libcurl. Returning fewer bytes than given aborts the
     /// transfer with CURLE_WRITE_ERROR; `abortReason` says why.
     fileprivate func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
-        if received == 0 {
+        if !bodyStarted {
+            bodyStarted = true
             let status = responseCode()
             if status >= 400 {
                 // The error page is of no use: stop instead of downloading it.
                 abortReason = httpError(status)
                 return 0
             }
+            if let partial { startPartialBody(partial, status: status) }
         }
         if !sniffed {
             head += chunk.prefix(ImageFormat.sniffLength - head.count)
@@ -119,7 +143,7 @@ final class CurlTransfer {
                 }
             }
         }
-        guard received + chunk.count <= request.maxBytes else {
+        guard resumeOffset + received + chunk.count <= request.maxBytes else {
             abortReason = ImageCoreError(.image, "body larger than the limit of \(request.maxBytes) bytes")
             return 0
         }
@@ -135,9 +159,35 @@ final class CurlTransfer {
         if let onProgress = request.onProgress {
             var expected: curl_off_t = -1
             _ = imgcache_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
-            onProgress(received, expected > 0 ? Int(expected) : nil)
+            onProgress(resumeOffset + received, expected > 0 ? resumeOffset + Int(expected) : nil)
         }
         return chunk.count
+    }
+
+    /// Decides, at the first body bytes, whether the server resumed the body
+    /// (206 at our offset) or sent it whole (200: the resource changed, or
+    /// the server ignores ranges), and records the validator for a later resume.
+    private func startPartialBody(_ partial: PartialDownload, status: Int) {
+        if resumeOffset > 0 {
+            let range = Self.contentRange(responseHeaders["content-range"])
+            if status == 206, range?.start == resumeOffset {
+                resumeTotal = range?.total
+                sniffed = true  // the first bytes were checked by the earlier transfer
+                events.emit("resumed \(request.url) at \(resumeOffset) bytes")
+            } else {
+                PartialDownload.forget(partial.path, fd: partial.fd)
+                resumeOffset = 0
+            }
+        }
+        PartialDownload.remember(partial.path, url: request.url, validator: PartialDownload.strongValidator(responseHeaders))
+    }
+
+    /// "bytes 500-999/1000" → start 500, total 1000 (nil total for "*").
+    private static func contentRange(_ value: String?) -> (start: Int, total: Int?)? {
+        guard let value, value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/")
+        guard parts.count == 2, let start = parts[0].split(separator: "-").first.flatMap({ Int($0) }) else { return nil }
+        return (start, Int(parts[1]))
     }
 
     /// One response header line. A status line starts a new response (after a
@@ -159,10 +209,9 @@ final class CurlTransfer {
 
     /// Resumes the waiting caller with the outcome of `code`.
     func finish(_ code: CURLcode) {
-        close(bodyFile)
-        bodyFile = -1
         let status = responseCode()
-        let outcome: Result<DownloadResponse, ImageCoreError>
+        var outcome: Result<DownloadResponse, ImageCoreError>
+        var resumedBadly = false
         if code == CURLE_OK && status >= 400 {
             outcome = .failure(httpError(status))
         } else if code == CURLE_OK && status == 304 {
@@ -171,6 +220,9 @@ final class CurlTransfer {
         } else if code == CURLE_OK {
             if !sniffed, let problem = Self.sniffProblem(head) {
                 outcome = .failure(problem)
+            } else if let total = resumeTotal, total != resumeOffset + received {
+                resumedBadly = true
+                outcome = .failure(ImageCoreError(.network, "resumed body is \(resumeOffset + received) bytes, the server said \(total)"))
             } else {
                 outcome = .success(response(status))
             }
@@ -180,13 +232,38 @@ final class CurlTransfer {
             let detail = String(cString: errorBuffer)
             outcome = .failure(CurlError.error(for: code, detail: detail))
         }
+        if case .success(let response) = outcome, let partial {
+            // Move the finished body out of the shared name while still
+            // holding its lock, so no other process can start writing into it.
+            do {
+                let (fd, unique) = try POSIXFile.createTemporary(in: String(partial.path[..<partial.path.lastIndex(of: "/")!]), suffix: ".part")
+                close(fd)
+                try POSIXFile.rename(partial.path, to: unique)
+                _ = try? POSIXFile.remove(PartialDownload.recordPath(partial.path))
+                var moved = response
+                moved.bodyPath = unique
+                outcome = .success(moved)
+            } catch let error as ImageCoreError {
+                outcome = .failure(error)
+            } catch {
+                outcome = .failure(ImageCoreError(.cacheIO, "\(error)"))
+            }
+        }
+        if case .failure(let error) = outcome {
+            // A broken-off body is kept for a resume; anything else goes.
+            let keep = partial != nil && error.kind == .network && resumeOffset + received > 0 && !resumedBadly
+            if !keep {
+                if let partial { PartialDownload.discard(partial.path) } else { unlink(bodyPath) }
+            }
+        }
+        close(bodyFile)
+        bodyFile = -1
         switch outcome {
         case .success(let response):
             events.emit("response received: \(request.url): HTTP \(status), \(response.bodySize) bytes")
             continuation.resume(returning: response)
         case .failure(let error):
             events.emit("request failed: \(request.url): \(error.message)")
-            unlink(bodyPath)
             continuation.resume(throwing: error)
         }
     }
@@ -194,16 +271,17 @@ final class CurlTransfer {
     /// Ends the transfer without running it (cancelled, or configuration failed).
     func abandon(_ error: ImageCoreError) {
         if bodyFile >= 0 {
+            if let partial { PartialDownload.discard(partial.path) } else { unlink(bodyPath) }
             close(bodyFile)
             bodyFile = -1
-            unlink(bodyPath)
         }
         continuation.resume(throwing: error)
     }
 
     private func response(_ status: Int) -> DownloadResponse {
         DownloadResponse(status: status, effectiveURL: effectiveURL(), headers: responseHeaders, bodyPath: bodyPath,
-                         bodySize: received, requestTime: requestTime, responseTime: WallClock.now())
+                         bodySize: resumeOffset + received, resumedFrom: resumeOffset, requestTime: requestTime,
+                         responseTime: WallClock.now())
     }
 
     /// An error status, with the server's Retry-After (seconds or a date).

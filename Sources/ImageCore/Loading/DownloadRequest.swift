@@ -49,6 +49,10 @@ public struct DownloadRequest: Sendable {
     public var proxy: String?
     /// Scheduling priority.
     public var priority: Priority = .normal
+    /// Where to write the body so that, if the transfer breaks off, a later
+    /// download of the same URL can resume it (see `PartialDownload`); nil
+    /// writes to a private temporary file.
+    public var resumableBodyPath: String?
     /// Called on the download thread as body bytes arrive, with the bytes
     /// received so far and the expected total when the server said. Must be quick.
     public var onProgress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)?
@@ -93,6 +97,8 @@ public struct DownloadResponse: Sendable {
     public var bodyPath: String
     /// Bytes in the body.
     public var bodySize: Int
+    /// Bytes of the body that came from an earlier, interrupted transfer.
+    public var resumedFrom = 0
     /// When the request was sent and the response arrived (seconds since 1970).
     public var requestTime: Double
     /// When the response was complete.

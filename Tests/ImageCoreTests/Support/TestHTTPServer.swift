@@ -31,6 +31,10 @@ final class TestHTTPServer: Sendable {
         case trickle([UInt8], bytesPerSecond: Int)
         /// 200 text/html.
         case html(String)
+        /// A resource that honours `Range: bytes=N-` with 206 unless
+        /// `If-Range` names another validator than its ETag; with `cutAfter`,
+        /// the connection closes after that many body bytes.
+        case ranged([UInt8], etag: String, cutAfter: Int? = nil)
     }
 
     /// A request as the server received it.
@@ -214,6 +218,19 @@ final class TestHTTPServer: Sendable {
                 offset += size
             }
             return send(client, Array("0\r\n\r\n".utf8))
+        case .ranged(let bytes, let etag, let cutAfter):
+            var start = 0
+            if let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+               let offset = Int(range.dropFirst(6).dropLast()), offset < bytes.count,
+               request.header("If-Range").map({ $0 == etag }) ?? true {
+                start = offset
+            }
+            var headers = ["ETag": etag]
+            if start > 0 { headers["Content-Range"] = "bytes \(start)-\(bytes.count - 1)/\(bytes.count)" }
+            let body = Array(bytes[start...])
+            var response = head(start > 0 ? 206 : 200, headers, length: body.count)
+            response += cutAfter.map { Array(body.prefix($0)) } ?? body
+            return send(client, response) && cutAfter == nil
         case .trickle(let bytes, let rate):
             guard send(client, head(200, [:], length: bytes.count)) else { return false }
             let step = max(1, rate / 20)

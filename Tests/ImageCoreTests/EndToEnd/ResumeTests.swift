@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ImageCore
+
+/// Resuming broken-off downloads with Range + If-Range, only when safe.
+@Suite(.serialized) struct ResumeTests {
+    let server: TestHTTPServer
+    let cache: TemporaryDirectory
+    /// A PNG signature and 200 000 bytes that differ along the way.
+    let large = Fixtures.tinyPNG + (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let changed = Fixtures.tinyPNG + (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+
+    init() throws {
+        server = try TestHTTPServer()
+        cache = try TemporaryDirectory()
+    }
+
+    func fetch(_ arguments: String...) throws -> CLI.Result {
+        try CLI.run(["fetch"] + arguments, cacheDir: cache.path)
+    }
+
+    var temporaryFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp")) ?? []
+    }
+
+    @Test func aBodyCutAtHalfIsResumedByTheNextRun() throws {
+        server.route("/big.png", .ranged(large, etag: "\"r1\"", cutAfter: large.count / 2))
+        let cut = try fetch("--retries", "0", server.url("/big.png"))
+        #expect(cut.status == 3)
+        #expect(temporaryFiles.contains { $0.hasSuffix(".partial") })
+        server.route("/big.png", .ranged(large, etag: "\"r1\""))
+        let resumed = try fetch("-v", server.url("/big.png"))
+        #expect(resumed.status == 0)
+        #expect(resumed.stdout == large)
+        #expect(resumed.stderr.contains("resumed"))
+        let request = try #require(server.requests.last)
+        #expect(request.header("Range") == "bytes=\(large.count / 2)-")
+        #expect(request.header("If-Range") == "\"r1\"")
+        #expect(temporaryFiles.isEmpty, "\(temporaryFiles)")
+        #expect(try fetch("--offline", server.url("/big.png")).stdout == large)
+    }
+
+    @Test func aRetryInTheSameRunResumes() throws {
+        let calls = Mutex(0)
+        server.route("/big.png") { [large] _ in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return .ranged(large, etag: "\"r1\"", cutAfter: call == 1 ? 70_000 : nil)
+        }
+        let fetched = try fetch(server.url("/big.png"))
+        #expect(fetched.status == 0 && fetched.stdout == large)
+        #expect(server.requests.count == 2)
+        #expect(server.requests.last?.header("Range") == "bytes=70000-")
+    }
+
+    @Test func aChangedResourceIsDownloadedWholeNotSpliced() throws {
+        server.route("/big.png", .ranged(large, etag: "\"r1\"", cutAfter: 50_000))
+        #expect(try fetch("--retries", "0", server.url("/big.png")).status == 3)
+        server.route("/big.png", .ranged(changed, etag: "\"r2\""))
+        let fetched = try fetch(server.url("/big.png"))
+        #expect(fetched.status == 0)
+        #expect(fetched.stdout == changed)
+        #expect(server.requests.last?.header("If-Range") == "\"r1\"")
+    }
+
+    @Test func aWeakValidatorIsNeverResumed() throws {
+        server.route("/big.png", .ranged(large, etag: "W/\"r1\"", cutAfter: 50_000))
+        #expect(try fetch("--retries", "0", server.url("/big.png")).status == 3)
+        server.route("/big.png", .ranged(large, etag: "W/\"r1\""))
+        let fetched = try fetch(server.url("/big.png"))
+        #expect(fetched.status == 0 && fetched.stdout == large)
+        #expect(server.requests.last?.header("Range") == nil)
+    }
+}
