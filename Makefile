@@ -39,8 +39,16 @@ test: deps
 demo: build
 	@sh scripts/demo.sh "$(BUILD_DIR)/imgcache"
 
+# The tools `make bench` compares against, and the server it runs.
+BENCH_PACKAGES = nginx-light aria2 wget imagemagick time
+
 bench: build
-	@sh scripts/bench.sh "$(BUILD_DIR)/imgcache"
+	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@bash scripts/bench.sh "$(BUILD_DIR)/imgcache"
 
 man: deps
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 \

@@ -137,6 +137,7 @@ final class CurlMultiLoop: Sendable {
             var running: Int32 = 0
             imgcache_curl_multi_perform(handles.multi, &running)
             var remaining: Int32 = 0
+            var finished = 0
             while let message = imgcache_curl_multi_info_read(handles.multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                       let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
@@ -144,7 +145,11 @@ final class CurlMultiLoop: Sendable {
                 let code = message.pointee.data.result
                 imgcache_curl_multi_remove_handle(handles.multi, easy)
                 transfer.finish(code)
+                finished += 1
             }
+            // Freed slots go to queued transfers at once: they were queued
+            // earlier, so no wake-up is coming for them.
+            if finished > 0 { continue }
             imgcache_curl_multi_poll(handles.multi, 1000)
         }
         cleanUpOnce()

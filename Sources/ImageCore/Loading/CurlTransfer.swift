@@ -25,6 +25,8 @@ final class CurlTransfer {
     private var partial: PartialDownload?
     /// Bytes kept from an earlier transfer; the server sends the rest.
     private var resumeOffset = 0
+    /// Whether a resume record was written for this body.
+    private var recordWritten = false
     /// The whole body's length from Content-Range, when resuming.
     private var resumeTotal: Int?
     private var sniffed = false
@@ -179,7 +181,13 @@ final class CurlTransfer {
                 resumeOffset = 0
             }
         }
-        PartialDownload.remember(partial.path, url: request.url, validator: PartialDownload.strongValidator(responseHeaders))
+        // A small body is quicker to fetch again than to keep a record for.
+        var length: curl_off_t = -1
+        _ = imgcache_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        if length < 0 || resumeOffset + Int(length) >= PartialDownload.smallestResumable {
+            recordWritten = true
+            PartialDownload.remember(partial.path, url: request.url, validator: PartialDownload.strongValidator(responseHeaders))
+        }
     }
 
     /// "bytes 500-999/1000" → start 500, total 1000 (nil total for "*").
@@ -236,10 +244,9 @@ final class CurlTransfer {
             // Move the finished body out of the shared name while still
             // holding its lock, so no other process can start writing into it.
             do {
-                let (fd, unique) = try POSIXFile.createTemporary(in: String(partial.path[..<partial.path.lastIndex(of: "/")!]), suffix: ".part")
-                close(fd)
+                let unique = "\(partial.path).\(UniqueName.make()).part"
                 try POSIXFile.rename(partial.path, to: unique)
-                _ = try? POSIXFile.remove(PartialDownload.recordPath(partial.path))
+                if recordWritten || resumeOffset > 0 { _ = try? POSIXFile.remove(PartialDownload.recordPath(partial.path)) }
                 var moved = response
                 moved.bodyPath = unique
                 outcome = .success(moved)

@@ -14,6 +14,8 @@ import Glibc
 struct PartialDownload {
     /// Partials older than this are not resumed (and `clean` removes them).
     static let maxAge: Double = 86400
+    /// Bodies smaller than this are not worth a resume record.
+    static let smallestResumable = 128 * 1024
 
     /// Where the body is written.
     let path: String
@@ -36,7 +38,11 @@ struct PartialDownload {
         }
         var info = stat()
         var resumable: (Int, String)?
-        if fstat(fd, &info) == 0, info.st_size > 0,
+        guard fstat(fd, &info) == 0, info.st_size > 0 else {
+            // A new, empty body: nothing to resume and nothing to forget.
+            return PartialDownload(path: path, fd: fd, resumable: nil)
+        }
+        if
            let record = try? POSIXFile.read(recordPath(path), limit: 8192),
            let status = POSIXFile.status(recordPath(path)), WallClock.now() - status.modified < maxAge {
             let lines = String(decoding: record, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# make bench: imgcache side by side with the tools a user would otherwise pick,
+# all against a throwaway nginx on 127.0.0.1. Prints a table and writes it to
+# bench/results.md. Runs are interleaved and reported as medians with min–max;
+# ratios are "other tool's time / imgcache's time" (above 1: imgcache faster).
+set -euo pipefail
+IMGCACHE=$(readlink -f "${1:?usage: bench.sh PATH/TO/imgcache}")
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
+RUNS=${RUNS:-3}
+. "$HERE/scripts/lib/nginx.sh"
+
+WORK=$(mktemp -d /tmp/imgcache-bench.XXXXXX)
+chmod 755 "$WORK"  # nginx workers run as another user
+PORT=18431 STALE_PORT=18432
+cleanup() { nginx_stop "$WORK/fresh"; nginx_stop "$WORK/stale"; rm -rf "$WORK"; }
+trap cleanup EXIT
+RESULTS=$HERE/bench/results.md
+ROWS=$WORK/rows.md
+: > "$ROWS"
+say() { printf '%s\n' "$*" >&2; }
+row() { printf '%s\n' "$*" >> "$ROWS"; }
+
+# ---- Images: real photos from the corpus when present, else generated samples.
+mkdir -p "$WORK/sources" "$WORK/www/img"
+if [ -d "$CORPUS" ]; then
+	find "$CORPUS" -type f -size -200k \( -name '*.jpg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' \) \
+		-exec cp {} "$WORK/sources/" \;
+fi
+sh "$HERE/scripts/make-samples.sh" "$WORK/sources" >/dev/null
+mapfile -t SOURCES < <(ls "$WORK/sources")
+for i in $(seq -w 0 999); do
+	src=${SOURCES[$((10#$i % ${#SOURCES[@]}))]}
+	cp "$WORK/sources/$src" "$WORK/www/img/$i.${src##*.}"
+done
+ls "$WORK/www/img" | sed "s|^|img/|" > "$WORK/names.txt"
+sed "s|^|http://127.0.0.1:$PORT/|" "$WORK/names.txt" > "$WORK/list.txt"
+sed "s|^|http://127.0.0.1:$STALE_PORT/|" "$WORK/names.txt" > "$WORK/stale-list.txt"
+say "serving $(wc -l < "$WORK/list.txt") images ($(du -sh "$WORK/www/img" | cut -f1)) from ${#SOURCES[@]} sources"
+
+NGINX_MAX_AGE=86400 nginx_start "$WORK/www" $PORT "$WORK/fresh"
+NGINX_MAX_AGE=0 nginx_start "$WORK/www" $STALE_PORT "$WORK/stale"
+
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f (%.3f–%.3f)", m, a[1], a[NR]}'; }
+med() { sort -n | awk '{a[NR]=$1} END {printf "%.4f", (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}'; }
+now() { date +%s.%N; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# hyperfine rows: prints "command|median ms|min|max" per command.
+hf() {
+	hyperfine -N --warmup 3 --runs "${HF_RUNS:-40}" --export-json "$WORK/hf.json" "$@" >/dev/null 2>&1
+	python3 - "$WORK/hf.json" <<'PY'
+import json, sys, statistics
+for r in json.load(open(sys.argv[1]))["results"]:
+    t = [x * 1000 for x in r["times"]]
+    print(f'{r["command"]}|{statistics.median(t):.2f}|{min(t):.2f}|{max(t):.2f}')
+PY
+}
+hf_rows() {  # title, then commands; the first command is imgcache's
+	local title=$1; shift
+	local base=""
+	while IFS='|' read -r cmd m lo hi; do
+		[ -z "$base" ] && base=$m
+		row "| $title | \`$cmd\` | $m ms ($lo–$hi) | $(ratio "$m" "$base") |"
+	done < <(hf "$@")
+}
+
+row "| Row | Command | Median (min–max) | vs imgcache |"
+row "| --- | --- | --- | --- |"
+
+# ---- 1. Warm hit.
+say "1. warm hit"
+C1=$WORK/cache1
+"$IMGCACHE" fetch -q --cache-dir "$C1" -o /dev/null "http://127.0.0.1:$PORT/img/000.${SOURCES[0]##*.}"
+FILE=$WORK/www/img/000.${SOURCES[0]##*.}
+hf_rows "1 warm hit" "$IMGCACHE fetch --cache-dir $C1 http://127.0.0.1:$PORT/img/000.${SOURCES[0]##*.} -o $WORK/out1" \
+	"curl -s file://$FILE -o $WORK/out2" "cat $FILE"
+
+# ---- 2. Cold fetch of 1000 images, 6 and 16 at once.
+for j in 6 16; do
+	say "2. cold prefetch of 1000 at -j$j"
+	awk -v d="$WORK/curlz" '{ n=$0; sub(".*/", "", n); print "url = \"" $0 "\"\noutput = \"" d "/" n "\"" }' "$WORK/list.txt" > "$WORK/curl.cfg"
+	declare -A times=() conns=()
+	tools=(imgcache aria2c curl-Z xargs-curl)
+	for run in $(seq "$RUNS"); do
+		for tool in "${tools[@]}"; do
+			rm -rf "$WORK/c2" "$WORK/d2" "$WORK/curlz"; mkdir -p "$WORK/d2" "$WORK/curlz"
+			nginx_reset_log "$WORK/fresh"
+			start=$(now)
+			case $tool in
+			imgcache) "$IMGCACHE" prefetch -q --cache-dir "$WORK/c2" -j $j "$WORK/list.txt" ;;
+			aria2c) aria2c -q -j $j -d "$WORK/d2" -i "$WORK/list.txt" ;;
+			curl-Z) curl -s -Z --parallel-max $j -K "$WORK/curl.cfg" 2>/dev/null ;;
+			xargs-curl) ( cd "$WORK/d2" && xargs -P$j -n1 curl -sO < "$WORK/list.txt" ) ;;
+			esac
+			times[$tool]+="$(awk -v s="$start" -v e="$(now)" 'BEGIN{print e-s}') "
+			conns[$tool]=$(nginx_connections "$WORK/fresh")
+		done
+	done
+	base=$(echo ${times[imgcache]} | tr ' ' '\n' | med)
+	declare -A cmds=([imgcache]="imgcache prefetch -j$j list" [aria2c]="aria2c -j$j -i list" [curl-Z]="curl -Z --parallel-max $j -K config" [xargs-curl]="xargs -P$j -n1 curl -sO < list")
+	for tool in "${tools[@]}"; do
+		m=$(echo ${times[$tool]} | tr ' ' '\n' | med)
+		row "| 2 cold 1000 images -j$j | \`${cmds[$tool]}\` | $(echo ${times[$tool]} | tr ' ' '\n' | median) s, ${conns[$tool]} connections | $(ratio "$m" "$base") |"
+	done
+done
+
+# ---- 3. Warm re-run, every entry fresh: requests sent.
+say "3. warm re-run (fresh)"
+rm -rf "$WORK/c3" "$WORK/wget" "$WORK/aria"; mkdir -p "$WORK/wget" "$WORK/aria"
+"$IMGCACHE" prefetch -q --cache-dir "$WORK/c3" "$WORK/list.txt"
+( cd "$WORK/wget" && wget -q -N -x -nH -i "$WORK/list.txt" )
+aria2c -q -j6 --conditional-get=true --allow-overwrite=true -d "$WORK/aria" -i "$WORK/list.txt"
+declare -A warm=() requests=()
+for run in $(seq "$RUNS"); do
+	for tool in imgcache wget aria2c; do
+		nginx_reset_log "$WORK/fresh"
+		start=$(now)
+		case $tool in
+		imgcache) "$IMGCACHE" prefetch -q --cache-dir "$WORK/c3" "$WORK/list.txt" ;;
+		wget) ( cd "$WORK/wget" && wget -q -N -x -nH -i "$WORK/list.txt" ) ;;
+		aria2c) aria2c -q -j6 --conditional-get=true --allow-overwrite=true -d "$WORK/aria" -i "$WORK/list.txt" ;;
+		esac
+		warm[$tool]+="$(awk -v s="$start" -v e="$(now)" 'BEGIN{print e-s}') "
+		requests[$tool]=$(nginx_requests "$WORK/fresh")
+	done
+done
+base=$(echo ${warm[imgcache]} | tr ' ' '\n' | med)
+declare -A wcmds=([imgcache]="imgcache prefetch list" [wget]="wget -N -i list" [aria2c]="aria2c --conditional-get -i list")
+for tool in imgcache wget aria2c; do
+	m=$(echo ${warm[$tool]} | tr ' ' '\n' | med)
+	row "| 3 warm re-run, fresh | \`${wcmds[$tool]}\` | $(echo ${warm[$tool]} | tr ' ' '\n' | median) s, ${requests[$tool]} requests | $(ratio "$m" "$base") |"
+done
+
+# ---- 4. Warm re-run, every entry stale (max-age=0): one conditional request each.
+say "4. warm re-run (stale)"
+"$IMGCACHE" prefetch -q --cache-dir "$WORK/c4" "$WORK/stale-list.txt"
+stale_times=""
+for run in $(seq "$RUNS"); do
+	nginx_reset_log "$WORK/stale"
+	start=$(now)
+	"$IMGCACHE" prefetch -q --cache-dir "$WORK/c4" "$WORK/stale-list.txt"
+	stale_times+="$(awk -v s="$start" -v e="$(now)" 'BEGIN{print e-s}') "
+done
+stale_requests=$(nginx_requests "$WORK/stale")
+not_modified=$(awk '$2 == 304' "$WORK/stale/logs/access.log" | wc -l)
+row "| 4 warm re-run, stale | \`imgcache prefetch list\` (max-age=0) | $(echo $stale_times | tr ' ' '\n' | median) s, $stale_requests requests, $not_modified × 304 | – |"
+
+# ---- 5. Decode large images from the cache to PPM.
+say "5. decode"
+BIG=$WORK/www/big
+mkdir -p "$BIG"
+if [ -f "$CORPUS/jpeg_large-20MP_photo_lomiri-kleiber.jpg" ]; then
+	cp "$CORPUS/jpeg_large-20MP_photo_lomiri-kleiber.jpg" "$BIG/big.jpg"
+else
+	python3 -c "
+import sys
+w,h=4000,3000
+sys.stdout.buffer.write(b'P6\n%d %d\n255\n'%(w,h)+bytes((x*255//w+y)%256 for y in range(h) for x in range(w) for _ in range(3)))" | cjpeg -quality 85 > "$BIG/big.jpg"
+fi
+djpeg -ppm "$BIG/big.jpg" > "$WORK/big.ppm"
+pnmtopng "$WORK/big.ppm" > "$BIG/big.png" 2>/dev/null
+cwebp -quiet -q 80 "$BIG/big.png" -o "$BIG/big.webp"
+GIF=$(ls "$WORK/sources"/*.gif | head -1); cp "$GIF" "$BIG/anim.gif"
+for f in big.jpg big.png big.webp anim.gif; do "$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "http://127.0.0.1:$PORT/big/$f"; done
+u="http://127.0.0.1:$PORT/big"
+HF_RUNS=10 hf_rows "5 decode JPEG $(identify -format '%wx%h' "$BIG/big.jpg" 2>/dev/null || echo large)" \
+	"$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/big.jpg" "djpeg -ppm $BIG/big.jpg"
+HF_RUNS=10 hf_rows "5 decode PNG" "$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/big.png" "pngtopnm $BIG/big.png"
+HF_RUNS=10 hf_rows "5 decode WebP" "$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/big.webp" "dwebp -quiet -ppm $BIG/big.webp -o $WORK/out.ppm"
+if command -v convert >/dev/null; then
+	HF_RUNS=20 hf_rows "5 decode animated GIF" "$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/anim.gif" \
+		"convert $BIG/anim.gif -coalesce ppm:-"
+fi
+
+# ---- 6. Thumbnail (issue 5: --thumbnail is not implemented yet).
+row "| 6 thumbnail 24 MP → 1024 px | \`imgcache fetch --thumbnail 1024x1024\` | not implemented yet | – |"
+
+# ---- 7 and 8. A 100 000-entry cache: prefetch peak RSS, then clean vs find.
+say "7/8. 100 000 URLs (peak RSS), clean vs find"
+seq 1 100000 | sed "s|^|http://127.0.0.1:$PORT/img/000.${SOURCES[0]##*.}?n=|" > "$WORK/list100k.txt"
+/usr/bin/time -f '%M %e' -o "$WORK/rss.txt" "$IMGCACHE" prefetch -q --cache-dir "$WORK/c7" -j 16 "$WORK/list100k.txt"
+read -r rss secs < "$WORK/rss.txt"
+row "| 8 peak RSS | \`imgcache prefetch -j16\` of 100 000 URLs | $((rss / 1024)) MB peak, $secs s | – |"
+/usr/bin/time -f '%M' -o "$WORK/rss2.txt" "$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --decode ppm "$u/big.jpg" > /dev/null
+row "| 8 peak RSS | \`imgcache fetch --decode ppm\` of the large JPEG | $(( $(cat "$WORK/rss2.txt") / 1024 )) MB peak | – |"
+rm -rf "$WORK/c7/stats"
+hf_clean=$(HF_RUNS=5 hf "$IMGCACHE clean -q --cache-dir $WORK/c7 --max-age 7d" "find $WORK/c7 -mtime +7 -delete")
+base=$(echo "$hf_clean" | head -1 | cut -d'|' -f2)
+while IFS='|' read -r cmd m lo hi; do
+	row "| 7 clean 100 000 entries, nothing expired | \`${cmd//$WORK\//}\` | $m ms ($lo–$hi) | $(ratio "$m" "$base") |"
+done <<< "$hf_clean"
+find "$WORK/c7" -type f -exec touch -d '10 days ago' {} +
+cp -a "$WORK/c7" "$WORK/c7find"
+start=$(now); "$IMGCACHE" clean -q --cache-dir "$WORK/c7" --max-age 7d; mid=$(now)
+find "$WORK/c7find" -mtime +7 -delete; end=$(now)
+ic=$(awk -v s="$start" -v e="$mid" 'BEGIN{print e-s}'); fd=$(awk -v s="$mid" -v e="$end" 'BEGIN{print e-s}')
+row "| 7 clean 100 000 entries, all expired | \`imgcache clean --max-age 7d\` | $(printf %.2f "$ic") s | 1.00 |"
+row "| 7 clean 100 000 entries, all expired | \`find DIR -mtime +7 -delete\` | $(printf %.2f "$fd") s | $(ratio "$fd" "$ic") |"
+
+{
+	echo "# imgcache benchmarks"
+	echo
+	echo "Generated by \`make bench\` on $(date -u +%Y-%m-%d) ($(nproc) cores, $(uname -r)); nginx $(/usr/sbin/nginx -v 2>&1 | cut -d/ -f2) on 127.0.0.1."
+	echo "Times are medians of interleaved runs with min–max; \"vs imgcache\" is the other command's median divided by imgcache's (above 1: imgcache is faster)."
+	echo "\`list\` holds 1000 URLs of $(du -sh "$WORK/www/img" | cut -f1) of images (${#SOURCES[@]} distinct files, from the corpus when present), served with Cache-Control: max-age=86400 (row 4: max-age=0)."
+	echo
+	cat "$ROWS"
+} > "$RESULTS"
+cat "$RESULTS"
