@@ -13,7 +13,17 @@ sh "$(dirname "$0")/make-samples.sh" "$work/site"
 printf '<!DOCTYPE html><html><body>Not an image</body></html>\n' > "$work/site/error-page.jpg"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work/site" >"$work/server.log" 2>&1 &
+# Python's file server, with the Cache-Control an image server would send, so
+# repeated fetches are answered from the cache without asking the server.
+python3 - "$port" "$work/site" >"$work/server.log" 2>&1 <<'PY' &
+import functools, http.server, sys
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):
+        self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+handler = functools.partial(Handler, directory=sys.argv[2])
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+PY
 server_pid=$!
 base="http://127.0.0.1:$port"
 for _ in 1 2 3 4 5 6 7 8 9 10; do

@@ -10,7 +10,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
             imgcache looks each image up in memory, then in the disk cache, then on the network, and verifies \
             what it downloads (format sniffed from the bytes, header decoded against the limits) before \
             storing it. Identical URLs requested at the same time are downloaded once; at most 6 downloads \
-            run at once.
+            run at once, over at most 6 connections per host (--max-per-host).
 
             CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
             ~/.cache/imgcache, created with mode 0700 and shared safely by any number of processes. The key \
@@ -18,6 +18,18 @@ struct IMGCacheCommand: AsyncParsableCommand {
             original bytes (what --path prints) plus a metadata record holding their SHA-256; a damaged \
             entry is removed and fetched again. imgcache.conf in the cache directory holds settings every \
             process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M).
+
+            HTTP CACHING (RFC 9111, private cache): a fresh entry (max-age, else Expires - Date, else 10% \
+            of the time since Last-Modified, less the response's Age) is served with no request. A stale one \
+            is revalidated with If-None-Match and If-Modified-Since; 304 keeps the bytes and restarts the \
+            clock, 200 replaces the entry. no-cache: revalidate on every use; no-store: served, never stored; \
+            Vary: an entry matches only the request headers it was stored for; immutable: not revalidated \
+            while fresh, even with --refresh; stale-while-revalidate: served stale, revalidated before exit; \
+            stale-if-error (or --stale-if-error): served stale when the origin fails transiently. --offline \
+            serves stale entries too, except must-revalidate or no-cache ones (exit 7). Transient failures \
+            are retried (--retries, default 2) after an exponential backoff with jitter, or the server's \
+            Retry-After up to 30 s. A download of 128 KiB or more that breaks off is resumed by the next \
+            attempt with Range and If-Range when its validator is strong (partials are kept a day).
 
             FAILED URLS: an HTTP error status, a body that is not an image, a corrupt image or one over a \
             limit puts the URL on the failed list for failed-ttl; it is not requested again (exit 6) unless \
