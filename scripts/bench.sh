@@ -44,6 +44,10 @@ NGINX_MAX_AGE=0 nginx_start "$WORK/www" $STALE_PORT "$WORK/stale"
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f (%.3f–%.3f)", m, a[1], a[NR]}'; }
 med() { sort -n | awk '{a[NR]=$1} END {printf "%.4f", (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}'; }
 now() { date +%s.%N; }
+since() { awk -v s="$1" -v e="$(now)" 'BEGIN { print e - s }'; }
+# median / med of a space-separated list of times
+median_of() { echo $1 | tr ' ' '\n' | median; }
+med_of() { echo $1 | tr ' ' '\n' | med; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # hyperfine rows: prints "command|median ms|min|max" per command.
@@ -94,15 +98,15 @@ for j in 6 16; do
 			curl-Z) curl -s -Z --parallel-max $j -K "$WORK/curl.cfg" 2>/dev/null ;;
 			xargs-curl) ( cd "$WORK/d2" && xargs -P$j -n1 curl -sO < "$WORK/list.txt" ) ;;
 			esac
-			times[$tool]+="$(awk -v s="$start" -v e="$(now)" 'BEGIN{print e-s}') "
+			times[$tool]+="$(since "$start") "
 			conns[$tool]=$(nginx_connections "$WORK/fresh")
 		done
 	done
-	base=$(echo ${times[imgcache]} | tr ' ' '\n' | med)
+	base=$(med_of "${times[imgcache]}")
 	declare -A cmds=([imgcache]="imgcache prefetch -j$j list" [aria2c]="aria2c -j$j -i list" [curl-Z]="curl -Z --parallel-max $j -K config" [xargs-curl]="xargs -P$j -n1 curl -sO < list")
 	for tool in "${tools[@]}"; do
-		m=$(echo ${times[$tool]} | tr ' ' '\n' | med)
-		row "| 2 cold 1000 images -j$j | \`${cmds[$tool]}\` | $(echo ${times[$tool]} | tr ' ' '\n' | median) s, ${conns[$tool]} connections | $(ratio "$m" "$base") |"
+		m=$(med_of "${times[$tool]}")
+		row "| 2 cold 1000 images -j$j | \`${cmds[$tool]}\` | $(median_of "${times[$tool]}") s, ${conns[$tool]} connections | $(ratio "$m" "$base") |"
 	done
 done
 
@@ -122,15 +126,15 @@ for run in $(seq "$RUNS"); do
 		wget) ( cd "$WORK/wget" && wget -q -N -x -nH -i "$WORK/list.txt" ) ;;
 		aria2c) aria2c -q -j6 --conditional-get=true --allow-overwrite=true -d "$WORK/aria" -i "$WORK/list.txt" ;;
 		esac
-		warm[$tool]+="$(awk -v s="$start" -v e="$(now)" 'BEGIN{print e-s}') "
+		warm[$tool]+="$(since "$start") "
 		requests[$tool]=$(nginx_requests "$WORK/fresh")
 	done
 done
-base=$(echo ${warm[imgcache]} | tr ' ' '\n' | med)
+base=$(med_of "${warm[imgcache]}")
 declare -A wcmds=([imgcache]="imgcache prefetch list" [wget]="wget -N -i list" [aria2c]="aria2c --conditional-get -i list")
 for tool in imgcache wget aria2c; do
-	m=$(echo ${warm[$tool]} | tr ' ' '\n' | med)
-	row "| 3 warm re-run, fresh | \`${wcmds[$tool]}\` | $(echo ${warm[$tool]} | tr ' ' '\n' | median) s, ${requests[$tool]} requests | $(ratio "$m" "$base") |"
+	m=$(med_of "${warm[$tool]}")
+	row "| 3 warm re-run, fresh | \`${wcmds[$tool]}\` | $(median_of "${warm[$tool]}") s, ${requests[$tool]} requests | $(ratio "$m" "$base") |"
 done
 
 # ---- 4. Warm re-run, every entry stale (max-age=0): one conditional request each.
@@ -141,11 +145,11 @@ for run in $(seq "$RUNS"); do
 	nginx_reset_log "$WORK/stale"
 	start=$(now)
 	"$IMGCACHE" prefetch -q --cache-dir "$WORK/c4" "$WORK/stale-list.txt"
-	stale_times+="$(awk -v s="$start" -v e="$(now)" 'BEGIN{print e-s}') "
+	stale_times+="$(since "$start") "
 done
 stale_requests=$(nginx_requests "$WORK/stale")
 not_modified=$(awk '$2 == 304' "$WORK/stale/logs/access.log" | wc -l)
-row "| 4 warm re-run, stale | \`imgcache prefetch list\` (max-age=0) | $(echo $stale_times | tr ' ' '\n' | median) s, $stale_requests requests, $not_modified × 304 | – |"
+row "| 4 warm re-run, stale | \`imgcache prefetch list\` (max-age=0) | $(median_of "$stale_times") s, $stale_requests requests, $not_modified × 304 | – |"
 
 # ---- 5. Decode large images from the cache to PPM.
 say "5. decode"

@@ -112,14 +112,7 @@ import Testing
     }
 
     @Test func retryAfterIsHonoured() throws {
-        let calls = Mutex(0)
-        server.route("/busy.png") { [v1] _ in
-            let call = calls.withLock { count -> Int in
-                count += 1
-                return count
-            }
-            return call == 1 ? .status(503, headers: ["Retry-After": "1"]) : .ok(v1)
-        }
+        server.route("/busy.png", sequence: [.status(503, headers: ["Retry-After": "1"]), .ok(v1)])
         let fetched = try run("fetch", server.url("/busy.png"))
         #expect(fetched.status == 0 && fetched.stdout == v1)
         let times = requests("/busy.png").map(\.receivedAt)

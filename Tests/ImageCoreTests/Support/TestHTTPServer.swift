@@ -107,6 +107,19 @@ final class TestHTTPServer: Sendable {
         state.withLock { $0.routes[path] = handler }
     }
 
+    /// Answers `path` with `responses` in turn, the last one from then on
+    /// (a server that fails, then recovers).
+    func route(_ path: String, sequence responses: [Response]) {
+        let served = Mutex(0)
+        route(path) { _ in
+            let index = served.withLock { count -> Int in
+                defer { count += 1 }
+                return count
+            }
+            return responses[min(index, responses.count - 1)]
+        }
+    }
+
     /// Every request received, in order.
     var requests: [Request] { state.withLock { $0.requests } }
     /// Number of requests received.
