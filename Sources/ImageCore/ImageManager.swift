@@ -199,18 +199,19 @@ public final class ImageManager: Sendable {
     /// and remembers the result in memory.
     private func withPixels(_ response: ImageResponse, _ request: ImageRequest) async throws -> ImageResponse {
         var response = response
-        let needsDecoding = request.decodesPixels && (response.image == nil || request.frame != nil)
+        let partial = request.frame != nil || request.scale != nil
+        let needsDecoding = request.decodesPixels && (response.image == nil || partial)
         if needsDecoding {
             let bytes = response.bytes
             let decoder = self.decoder
-            let frame = request.frame
-            let image = try await runInBackground { try decoder.decode(bytes, frame: frame) }
+            let (frame, scale) = (request.frame, request.scale)
+            let image = try await runInBackground { try decoder.decode(bytes, frame: frame, scale: scale) }
             response.image = image
         }
         if response.source != .memory || needsDecoding {
-            // A single picked frame is not the whole image: keep the full one only.
+            // A picked frame or a thumbnail is not the whole image: keep the full one only.
             var remembered = response
-            if request.frame != nil { remembered.image = nil }
+            if partial { remembered.image = nil }
             let evicted = memory.set(Remembered(response: remembered), for: response.key.string,
                                      cost: Remembered(response: remembered).cost)
             if evicted > 0 { events.emit("evicted \(evicted) image(s) from memory") }

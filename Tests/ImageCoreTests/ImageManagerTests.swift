@@ -52,7 +52,7 @@ final class CountingDecoder: ImageDecoding {
         return ImageInfo(format: .png, width: 1, height: 1)
     }
 
-    func decode(_ bytes: [UInt8], frame: Int?) throws -> DecodedImage {
+    func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage {
         _ = try inspect(bytes)
         decodes.add(1, ordering: .relaxed)
         return DecodedImage(format: .png, width: 1, height: 1, frames: [.init(pixels: [1, 2, 3, 255])])

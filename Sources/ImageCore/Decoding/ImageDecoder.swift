@@ -18,10 +18,32 @@ public struct ImageDecoder: ImageDecoding {
         }
     }
 
-    public func decode(_ bytes: [UInt8], frame: Int?) throws -> DecodedImage {
+    public func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage {
+        guard let scale else { return try decodeFrames(bytes, frame: frame, target: nil) }
+        let info = try inspect(bytes)
+        let size = scale.size(width: info.width, height: info.height)
+        return Self.resample(try decodeFrames(bytes, frame: frame, target: size), to: size)
+    }
+
+    /// Every frame of `image` area-averaged down to `size`.
+    static func resample(_ image: DecodedImage, to size: (width: Int, height: Int)) -> DecodedImage {
+        guard size != (image.width, image.height) else { return image }
+        var scaled = image
+        scaled.width = size.width
+        scaled.height = size.height
+        scaled.frames = image.frames.map { frame in
+            var frame = frame
+            frame.pixels = AreaResampler.resample(frame.pixels, width: image.width, height: image.height,
+                                                  to: size.width, size.height)
+            return frame
+        }
+        return scaled
+    }
+
+    private func decodeFrames(_ bytes: [UInt8], frame: Int?, target: (width: Int, height: Int)?) throws -> DecodedImage {
         let image: DecodedImage
         switch try Self.format(of: bytes) {
-        case .jpeg: image = try JPEGDecoder(limits: limits).decode(bytes)
+        case .jpeg: image = try JPEGDecoder(limits: limits).decode(bytes, atLeast: target)
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes)
@@ -33,6 +55,11 @@ public struct ImageDecoder: ImageDecoding {
         var single = image
         single.frames = [image.frames[frame]]
         return single
+    }
+
+    /// The size a decode with `scale` produces for an image of `info`'s size.
+    public static func outputSize(_ info: ImageInfo, scale: ScaleTarget?) -> (width: Int, height: Int) {
+        scale?.size(width: info.width, height: info.height) ?? (info.width, info.height)
     }
 
     private static func format(of bytes: [UInt8]) throws -> ImageFormat {

@@ -9,6 +9,14 @@ public protocol ImageDecoding: Sendable {
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo
 
     /// Decodes to RGBA. `frame` picks one frame of an animation (0-based);
-    /// nil decodes them all. Throws `.image` errors only.
-    func decode(_ bytes: [UInt8], frame: Int?) throws -> DecodedImage
+    /// nil decodes them all. With `scale`, every frame comes out at that
+    /// size. Throws `.image` errors only.
+    func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage
+}
+
+extension ImageDecoding {
+    /// Decodes at full size.
+    public func decode(_ bytes: [UInt8], frame: Int?) throws -> DecodedImage {
+        try decode(bytes, frame: frame, scale: nil)
+    }
 }

@@ -15,12 +15,16 @@ struct JPEGDecoder {
         return ImageInfo(format: .jpeg, width: header.width, height: header.height)
     }
 
-    func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+    /// Decodes at full size, or, for a `target` size, at the smallest of
+    /// TurboJPEG's DCT scales (1/8 … 2/1) that is still at least that large:
+    /// the caller resamples the rest, from far fewer pixels.
+    func decode(_ bytes: [UInt8], atLeast target: (width: Int, height: Int)? = nil) throws -> DecodedImage {
         _ = try inspect(bytes)
         let decompressor = try TurboJPEGDecompressor()
         let header = try decompressor.readHeader(bytes)
-        let pixels = try decompressor.decompressRGBA(bytes, header: header)
-        return DecodedImage(format: .jpeg, width: header.width, height: header.height, frames: [.init(pixels: pixels)])
+        let size = target.map { TurboJPEGDecompressor.scaledSize(header, atLeast: $0) } ?? (header.width, header.height)
+        let pixels = try decompressor.decompressRGBA(bytes, header: header, width: size.0, height: size.1)
+        return DecodedImage(format: .jpeg, width: size.0, height: size.1, frames: [.init(pixels: pixels)])
     }
 }
 
@@ -59,14 +63,14 @@ final class TurboJPEGDecompressor {
     /// Warnings are accepted (browsers show such images) except a premature
     /// end of data: a truncated file is an error. The corresponding C
     /// function is `tjDecompress2`.
-    func decompressRGBA(_ bytes: [UInt8], header: Header) throws -> [UInt8] {
+    func decompressRGBA(_ bytes: [UInt8], header: Header, width: Int, height: Int) throws -> [UInt8] {
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
         let format = isCMYK ? TJPF_CMYK : TJPF_RGBA
-        var pixels = [UInt8](repeating: 0, count: header.width * header.height * 4)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let status = bytes.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { target in
-                tjDecompress2(handle, source.baseAddress, UInt(source.count), target.baseAddress, Int32(header.width), 0,
-                              Int32(header.height), Int32(format.rawValue), 0)
+                tjDecompress2(handle, source.baseAddress, UInt(source.count), target.baseAddress, Int32(width), 0,
+                              Int32(height), Int32(format.rawValue), 0)
             }
         }
         if status != 0 {
@@ -78,6 +82,23 @@ final class TurboJPEGDecompressor {
         }
         if isCMYK { Self.convertCMYKToRGBA(&pixels) }
         return pixels
+    }
+
+    /// The smallest DCT-scaled size (TJSCALED of each scaling factor) that
+    /// covers `target` in both dimensions; full size if none is smaller.
+    /// The corresponding C function is `tjGetScalingFactors`.
+    static func scaledSize(_ header: Header, atLeast target: (width: Int, height: Int)) -> (Int, Int) {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return (header.width, header.height) }
+        var best = (header.width, header.height)
+        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) {
+            let num = Int(factor.num), denom = Int(factor.denom)
+            let width = (header.width * num + denom - 1) / denom, height = (header.height * num + denom - 1) / denom
+            if width >= target.width && height >= target.height && width * height < best.0 * best.1 {
+                best = (width, height)
+            }
+        }
+        return best
     }
 
     /// libjpeg-turbo's `cmyk_to_rgb` (cmyk.h), in place.

@@ -21,6 +21,8 @@ public struct ImageRequest: Sendable {
     public var decodesPixels = false
     /// The frame to decode, or nil for every frame.
     public var frame: Int?
+    /// The size to decode at (`--thumbnail`, `--max-pixels`), or nil for full size.
+    public var scale: ScaleTarget?
     /// Revalidate a cached entry even if it is fresh (`--refresh`).
     public var refresh = false
     /// Serve a stale entry, at any age, when the origin fails transiently.

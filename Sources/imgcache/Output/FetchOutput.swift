@@ -15,8 +15,9 @@ struct FetchOutput {
         await withTaskGroup(of: (Int, Result<ImageResponse, ImageCoreError>, Double).self) { group in
             for (index, url) in command.urls.enumerated() {
                 var request = command.download.request(for: url)
-                request.decodesPixels = command.decode != nil
+                request.decodesPixels = command.needsPixels
                 request.frame = command.frame
+                request.scale = command.scaleTarget
                 if progress != nil {
                     request.download.onProgress = { received, expected in
                         transfers.update(index, received: received, expected: expected)
@@ -77,6 +78,9 @@ struct FetchOutput {
         if let format = command.decode, let image = response.image {
             bytes = try encode(image, as: format.pixelFormat)
             fileExtension = format.rawValue
+        } else if let format = command.encodeFormat(for: response.info.format), let image = response.image {
+            bytes = try encode(image, as: format, quality: command.quality)
+            fileExtension = format.fileExtension
         } else {
             bytes = response.bytes
             fileExtension = response.info.format.fileExtension

@@ -26,6 +26,18 @@ extension IMGCacheCommand {
         @Option(help: ArgumentHelp("With --decode: only this frame of an animation (0-based).", valueName: "n"))
         var frame: Int?
 
+        @Option(help: ArgumentHelp("Scale down to fit inside WxH (aspect kept, never enlarged); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, WebP, or PNG for PNG and GIF).", valueName: "WxH"))
+        var thumbnail: String?
+
+        @Option(help: ArgumentHelp("Scale down to at most this many pixels (aspect kept), written like --thumbnail.", valueName: "n"))
+        var maxPixels: Int?
+
+        @Option(help: ArgumentHelp("Write the image re-encoded: jpeg, png or webp (first frame of an animation).", valueName: "format"))
+        var encode: EncodeFormat?
+
+        @Option(help: ArgumentHelp("With --encode jpeg or webp: quality 1-100 (JPEG default 85; WebP default lossless).", valueName: "q"))
+        var quality: Int?
+
         @Flag(help: "Print the absolute path of each cached image file instead of its bytes.")
         var path = false
 
@@ -46,6 +58,14 @@ extension IMGCacheCommand {
             if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
             if frame != nil && decode == nil { throw ValidationError("--frame needs --decode") }
             if path && download.noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
+            if let thumbnail, ScaleTarget(thumbnail: thumbnail) == nil {
+                throw ValidationError("--thumbnail must be WIDTHxHEIGHT, e.g. 512x512")
+            }
+            if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be 1 or more") }
+            if thumbnail != nil && maxPixels != nil { throw ValidationError("choose one of --thumbnail and --max-pixels") }
+            if encode != nil && decode != nil { throw ValidationError("choose one of --decode and --encode") }
+            if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
+            if (encode != nil || scaleTarget != nil) && path { throw ValidationError("--path prints the original; drop --thumbnail/--encode") }
         }
 
         func run() async throws {
@@ -58,6 +78,30 @@ extension IMGCacheCommand {
             try ExitStatus.exit(ExitStatus.code(for: failures))
         }
     }
+}
+
+extension IMGCacheCommand.Fetch {
+    /// The size asked for by --thumbnail or --max-pixels.
+    var scaleTarget: ScaleTarget? {
+        thumbnail.flatMap(ScaleTarget.init(thumbnail:)) ?? maxPixels.map(ScaleTarget.maxPixels)
+    }
+
+    /// Whether the output needs decoded pixels.
+    var needsPixels: Bool { decode != nil || encode != nil || scaleTarget != nil }
+
+    /// The encoding to write for an image stored as `format`: --encode, or,
+    /// for a scaled image without --decode, the original's kind.
+    func encodeFormat(for format: ImageFormat) -> ImageEncodeFormat? {
+        if let encode { return encode.imageFormat }
+        return scaleTarget != nil && decode == nil ? .matching(format) : nil
+    }
+}
+
+/// `--encode`'s values (CLI-side, like `DecodeFormat`).
+enum EncodeFormat: String, CaseIterable, ExpressibleByArgument {
+    case jpeg, png, webp
+
+    var imageFormat: ImageEncodeFormat { ImageEncodeFormat(rawValue: rawValue)! }
 }
 
 /// `--decode`'s values; a CLI-side enum because conforming ImageCore's type to

@@ -162,6 +162,25 @@ import Testing
         #expect(server.requestCount(for: "/x.png") == 1)
     }
 
+    @Test func thumbnailsAreMadeFromTheCachedOriginal() throws {
+        let jpeg = try Fixtures.bytes("baseline.jpg")
+        server.route("/photo.jpg", .ok(jpeg))
+        let original = try ImageDecoder().inspect(jpeg)
+        let thumbnail = try fetch("--thumbnail", "8x8", server.url("/photo.jpg"))
+        #expect(thumbnail.status == 0, "\(thumbnail.stderr)")
+        let info = try ImageDecoder().inspect(thumbnail.stdout)
+        #expect(info.format == .jpeg)
+        #expect(max(info.width, info.height) == 8 && info.width * original.height / original.width == info.height)
+        let webp = try fetch("--max-pixels", "20", "--encode", "webp", server.url("/photo.jpg"))
+        let small = try ImageDecoder().inspect(webp.stdout)
+        #expect(small.format == .webp && small.width * small.height <= 20)
+        let pixels = try fetch("--thumbnail", "4x4", "--decode", "pam", server.url("/photo.jpg"))
+        #expect(try NetpbmImage(pixels.stdout).width <= 4)
+        #expect(server.requestCount(for: "/photo.jpg") == 1)
+        #expect(try fetch("--thumbnail", "4", server.url("/photo.jpg")).status == 64)
+        #expect(try fetch("--encode", "png", "--decode", "pam", server.url("/photo.jpg")).status == 64)
+    }
+
     /// Regression: `-o /dev/null` used to rename a regular file over the device.
     @Test func outputThroughDevicesAndLinksKeepsThem() throws {
         server.route("/x.png", .ok(png))

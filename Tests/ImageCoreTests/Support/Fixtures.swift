@@ -32,12 +32,17 @@ extension Fixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
+    /// The bytes of one fixture file.
+    static func bytes(_ name: String) throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+    }
+
     /// Every fixture image, in name order.
     static func all() throws -> [File] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .filter { !$0.contains(".truth.") && !$0.hasSuffix(".sh") }
         return try names.map { name in
-            let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+            let bytes = try Self.bytes(name)
             let stem = name.split(separator: ".").dropLast().joined(separator: ".")
             let truthName = names.isEmpty ? nil : ["\(stem).truth.pam", "\(stem).truth.ppm"].first {
                 FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import ImageCore
+
+/// Scaled decoding: target sizes, the area filter, and agreement with
+/// netpbm's `pamscale` (pixel mixing, the same area averaging).
+@Suite struct ScalingTests {
+    @Test func targetSizesKeepTheAspectAndNeverEnlarge() {
+        #expect(ScaleTarget.fit(width: 1024, height: 1024).size(width: 6000, height: 4000) == (1024, 683))
+        #expect(ScaleTarget.fit(width: 100, height: 50).size(width: 400, height: 400) == (50, 50))
+        #expect(ScaleTarget.fit(width: 800, height: 800).size(width: 300, height: 200) == (300, 200))
+        #expect(ScaleTarget.fit(width: 10, height: 10).size(width: 10_000, height: 1) == (10, 1))
+        let capped = ScaleTarget.maxPixels(1_000_000).size(width: 6000, height: 4000)
+        #expect(capped.width * capped.height <= 1_000_000 && capped.width * capped.height > 990_000)
+        #expect(ScaleTarget.maxPixels(100).size(width: 5, height: 5) == (5, 5))
+        #expect(ScaleTarget(thumbnail: "512x256") == .fit(width: 512, height: 256))
+        #expect(ScaleTarget(thumbnail: "512") == nil && ScaleTarget(thumbnail: "0x5") == nil)
+    }
+
+    @Test func areaAveragingWeighsCoverageAndIgnoresTransparentColour() {
+        // 2×1 → 1×1: the mean of the two.
+        #expect(AreaResampler.resample([0, 0, 0, 255, 200, 100, 50, 255], width: 2, height: 1, to: 1, 1) == [100, 50, 25, 255])
+        // A transparent pixel lends no colour, only its alpha.
+        #expect(AreaResampler.resample([9, 9, 9, 0, 200, 100, 50, 255], width: 2, height: 1, to: 1, 1) == [200, 100, 50, 128])
+        // 3 → 2: the middle pixel is shared half and half.
+        #expect(AreaResampler.resample([0, 0, 0, 255, 90, 90, 90, 255, 180, 180, 180, 255], width: 3, height: 1, to: 2, 1)
+            == [30, 30, 30, 255, 150, 150, 150, 255])
+        let flat = [UInt8](repeating: 77, count: 37 * 23 * 4)
+        #expect(AreaResampler.resample(flat, width: 37, height: 23, to: 5, 3) == [UInt8](repeating: 77, count: 5 * 3 * 4))
+    }
+
+    @Test(.enabled(if: Corpus.directory != nil)) func thumbnailsAgreeWithPamscale() throws {
+        let file = "images/png_rgb8_iccp-itxt_photo_skimage-chelsea.png"
+        let image = try ImageDecoder().decode(Corpus.bytes(file), frame: nil, scale: .fit(width: 100, height: 100))
+        #expect(image.width == 100 && image.height == 67)
+        let path = Corpus.directory!.appendingPathComponent(file).path
+        let reference = try NetpbmImage(Self.shell("pngtopam '\(path)' 2>/dev/null | pamscale -xyfit 100 100"))
+        #expect(reference.width == 100 && reference.height == 67)
+        let mine = image.frames[0].pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+        let meanDifference = zip(mine, reference.samples).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(mine.count)
+        #expect(meanDifference < 1.0, "mean difference \(meanDifference)")
+    }
+
+    @Test(.enabled(if: Corpus.directory != nil)) func jpegIsDecodedAtAReducedDCTScaleThenResampled() throws {
+        let bytes = try Corpus.bytes("images/jpeg_large-20MP_photo_lomiri-kleiber.jpg")
+        let header = try TurboJPEGDecompressor().readHeader(bytes)
+        let scaled = TurboJPEGDecompressor.scaledSize(header, atLeast: (1024, 576))
+        #expect(scaled.0 >= 1024 && scaled.1 >= 576 && scaled.0 < header.width / 2)
+        let image = try ImageDecoder().decode(bytes, frame: nil, scale: .fit(width: 1024, height: 1024))
+        #expect(image.width == 1024 && image.height == 576 && image.frames[0].pixels.count == 1024 * 576 * 4)
+    }
+
+    @Test func everyFrameOfAnAnimationIsScaled() throws {
+        let image = try ImageDecoder().decode(Fixtures.bytes("anim3.gif"), frame: nil, scale: .fit(width: 8, height: 8))
+        #expect(image.width <= 8 && image.height <= 8 && image.frames.count == 3)
+        #expect(image.frames.allSatisfy { $0.pixels.count == image.width * image.height * 4 })
+    }
+
+    @Test func encodedThumbnailsDecodeBackAtTheirSize() throws {
+        let source = try ImageDecoder().decode(Fixtures.bytes("baseline.jpg"), frame: nil, scale: .fit(width: 16, height: 16))
+        for format in ImageEncodeFormat.allCases {
+            let bytes = try encode(source, as: format, quality: 90)
+            let info = try ImageDecoder().inspect(bytes)
+            #expect(info.format.rawValue == format.rawValue)
+            #expect(info.width == source.width && info.height == source.height)
+        }
+        let lossless = try ImageDecoder().decode(encode(source, as: .webp, quality: nil), frame: nil)
+        #expect(lossless.frames[0].pixels == source.frames[0].pixels)
+    }
+
+    static func shell(_ command: String) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return [UInt8](data)
+    }
+}
