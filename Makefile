@@ -40,7 +40,7 @@ demo: build
 	@sh scripts/demo.sh "$(BUILD_DIR)/imgcache"
 
 # The tools `make bench` compares against, and the server it runs.
-BENCH_PACKAGES = nginx-light aria2 wget imagemagick time
+BENCH_PACKAGES = nginx-light aria2 wget imagemagick libvips-tools time
 
 bench: build
 	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
