@@ -63,6 +63,7 @@ extension CacheEntry {
         add("height", String(info.height))
         add("frames", String(info.frameCount))
         add("loop", info.loopCount.map(String.init))
+        add("orientation", info.orientation == 1 ? nil : String(info.orientation))
         add("bytes", String(byteCount))
         add("sha256", checksum)
         add("stored", String(storedAt))
@@ -103,7 +104,8 @@ extension CacheEntry {
         else { return nil }
         self.init(key: String(key), url: String(url),
                   info: ImageInfo(format: format, width: width, height: height, frameCount: frames,
-                                  loopCount: fields["loop"].flatMap { Int($0) }),
+                                  loopCount: fields["loop"].flatMap { Int($0) },
+                                  orientation: fields["orientation"].flatMap { Int($0) } ?? 1),
                   byteCount: byteCount, checksum: String(checksum), storedAt: storedAt,
                   response: StoredResponse(etag: fields["etag"].map(String.init),
                                            lastModified: fields["last-modified"].map(String.init),

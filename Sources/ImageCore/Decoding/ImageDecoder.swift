@@ -3,10 +3,13 @@
 public struct ImageDecoder: ImageDecoding {
     /// The limits every decode is checked against.
     public let limits: DecodingLimits
+    /// Whether pixels are turned upright per the EXIF orientation.
+    public let appliesOrientation: Bool
 
     /// A decoder with `limits`.
-    public init(limits: DecodingLimits = .default) {
+    public init(limits: DecodingLimits = .default, appliesOrientation: Bool = true) {
         self.limits = limits
+        self.appliesOrientation = appliesOrientation
     }
 
     public func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
@@ -19,10 +22,14 @@ public struct ImageDecoder: ImageDecoding {
     }
 
     public func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage {
-        guard let scale else { return try decodeFrames(bytes, frame: frame, target: nil) }
         let info = try inspect(bytes)
-        let size = scale.size(width: info.width, height: info.height)
-        return Self.resample(try decodeFrames(bytes, frame: frame, target: size), to: size)
+        let orientation = appliesOrientation ? info.orientation : 1
+        let turned = EXIFOrientation.swapsDimensions(orientation)
+        // Sizes are of the upright image; the decoder works in stored order.
+        let target = scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
+        let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
+        let image = EXIFOrientation.apply(orientation, to: try decodeFrames(bytes, frame: frame, target: stored))
+        return target.map { Self.resample(image, to: $0) } ?? image
     }
 
     /// Every frame of `image` area-averaged down to `size`.

@@ -12,7 +12,8 @@ struct JPEGDecoder {
         guard scans <= limits.maxJPEGScans else {
             throw ImageCoreError(.image, "too many JPEG scans: \(scans) exceeds the limit of \(limits.maxJPEGScans)")
         }
-        return ImageInfo(format: .jpeg, width: header.width, height: header.height)
+        return ImageInfo(format: .jpeg, width: header.width, height: header.height,
+                         orientation: EXIFOrientation.read(jpeg: bytes))
     }
 
     /// Decodes at full size, or, for a `target` size, at the smallest of

@@ -11,13 +11,17 @@ public struct ImageInfo: Sendable, Equatable {
     public var frameCount: Int
     /// For animations: how many times to play (0 = forever); nil for still images.
     public var loopCount: Int?
+    /// EXIF orientation (1–8; 1 = as stored). Width and height are as stored.
+    public var orientation: Int
 
     /// Creates header facts.
-    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int? = nil) {
+    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int? = nil,
+                orientation: Int = 1) {
         self.format = format
         self.width = width
         self.height = height
         self.frameCount = frameCount
         self.loopCount = loopCount
+        self.orientation = orientation
     }
 }

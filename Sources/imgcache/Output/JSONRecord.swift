@@ -65,6 +65,7 @@ extension JSONRecord {
             record.add("width", response.info.width)
             record.add("height", response.info.height)
             record.add("frames", response.info.frameCount)
+            record.add("orientation", response.info.orientation)
             record.add("bytes", response.bytes.count)
             record.add("path", response.path)
             record.add("etag", response.entry?.etag)

@@ -38,6 +38,9 @@ extension IMGCacheCommand {
         @Option(help: ArgumentHelp("With --encode jpeg or webp: quality 1-100 (JPEG default 85; WebP default lossless).", valueName: "q"))
         var quality: Int?
 
+        @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
+        var noOrient = false
+
         @Flag(help: "Print the absolute path of each cached image file instead of its bytes.")
         var path = false
 
@@ -70,7 +73,7 @@ extension IMGCacheCommand {
 
         func run() async throws {
             let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                                                maxPerHost: download.maxPerHost)
+                                                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient)
             SignalTrap.install { manager.cancelAll() }
             let writer = FetchOutput(command: self, manager: manager, progress: global.progressBar())
             let failures = await writer.fetchAll()

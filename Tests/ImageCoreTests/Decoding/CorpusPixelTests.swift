@@ -14,7 +14,8 @@ struct CorpusPixelTests {
     func stillImageMatchesTheReferenceDecoder(file: String) throws {
         let row = try #require(Self.stills.first { $0["file"] == file })
         let bytes = try Corpus.bytes("images/\(file)")
-        let decoder = ImageDecoder()
+        // The truth files hold the stored orientation; `.oriented.ppm` the upright one.
+        let decoder = ImageDecoder(appliesOrientation: false)
         let info = try decoder.inspect(bytes)
         #expect(info.width == Int(row["width"] ?? ""))
         #expect(info.height == Int(row["height"] ?? ""))
@@ -26,6 +27,14 @@ struct CorpusPixelTests {
             let truth = try NetpbmImage(truthBytes)
             #expect(truth.width == image.width && truth.height == image.height)
             #expect(truth.matches(pixels), "pixels differ from \(truthFile)")
+            let orientedFile = String(truthFile.dropLast(4)) + ".oriented.ppm"
+            if truthFile.hasSuffix(".ppm"), let orientedBytes = try? Corpus.bytes(orientedFile) {
+                let oriented = try NetpbmImage(orientedBytes)
+                let upright = try ImageDecoder().decode(bytes, frame: nil)
+                #expect(info.orientation != 1)
+                #expect(oriented.width == upright.width && oriented.height == upright.height)
+                #expect(oriented.matches(upright.frames[0].pixels), "pixels differ from \(orientedFile)")
+            }
         } else if let expected = row["truth_sha256"], !expected.isEmpty {
             // Large truths are stored as a hash of the reference tool's whole output file.
             let output = try encode(image, as: row["truth_format"]?.hasPrefix("PPM") == true ? .ppm : .pam)
