@@ -199,6 +199,37 @@ public final class ImageManager: Sendable {
     /// and remembers the result in memory.
     private func withPixels(_ response: ImageResponse, _ request: ImageRequest) async throws -> ImageResponse {
         var response = response
+        if let encoding = request.encoding {
+            let format = encoding.resolved(for: response.info.format)
+            if let name = request.variantName, let entry = response.entry,
+               let bytes = disk.variant(of: entry, key: response.key, transform: name) {
+                events.emit("variant from disk (\(name)): \(request.url)")
+                response.encoded = (bytes, format)
+                response.encodedFromCache = true
+                return response
+            }
+            response = try await decoded(response, request)
+            let image = response.image!
+            let quality = request.quality
+            let bytes = try await runInBackground { try encode(image, as: format, quality: quality) }
+            response.encoded = (bytes, format)
+            if let name = request.variantName, let entry = response.entry, request.storesToDisk {
+                do {
+                    try disk.storeVariant(bytes, transform: name, fileExtension: format.fileExtension, of: entry,
+                                          key: response.key)
+                } catch {
+                    events.emit("variant not kept: \(request.url): \(error)")
+                }
+            }
+            return response
+        }
+        return try await decoded(response, request)
+    }
+
+    /// Decodes pixels if the request wants them and the response lacks them,
+    /// and remembers the result in memory.
+    private func decoded(_ response: ImageResponse, _ request: ImageRequest) async throws -> ImageResponse {
+        var response = response
         let partial = request.frame != nil || request.scale != nil
         let needsDecoding = request.decodesPixels && (response.image == nil || partial)
         if needsDecoding {

@@ -21,6 +21,9 @@ public struct CacheEntry: Sendable, Equatable {
     public var response: StoredResponse
     /// The data file's name within its shard directory.
     public var dataFileName: String
+    /// Derived images (thumbnails) kept beside the original, in the same
+    /// shard; they go when the original goes or changes.
+    public var variants: [Variant] = []
     /// The data file's absolute path, once the entry has been found on disk.
     public var path: String?
 
@@ -43,6 +46,26 @@ public struct CacheEntry: Sendable, Equatable {
     public var lastModified: String? { response.lastModified }
     /// When the entry stops being fresh (seconds since 1970), if it ever was.
     public var expires: Double? { response.freshUntil }
+}
+
+extension CacheEntry {
+    /// One derived image: its bytes in `fileName`, made by `transform`
+    /// (e.g. "thumbnail=512x512,encode=jpeg,quality=85,orient=1").
+    public struct Variant: Sendable, Equatable {
+        /// What was done to the original, as text with no spaces.
+        public var transform: String
+        /// The file's name in the entry's shard directory.
+        public var fileName: String
+        /// Size of the bytes.
+        public var byteCount: Int
+        /// Hex SHA-256 of the bytes.
+        public var checksum: String
+    }
+
+    /// The variant made by `transform`, if kept.
+    public func variant(_ transform: String) -> Variant? {
+        variants.first { $0.transform == transform }
+    }
 }
 
 extension CacheEntry {
@@ -74,6 +97,9 @@ extension CacheEntry {
         add("vary", response.vary)
         add("variant", response.variantKey)
         add("data", dataFileName)
+        for variant in variants {
+            add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
+        }
         let body = lines.joined(separator: "\n") + "\n"
         let seal = Digest.sha256Hex(Array(body.utf8)).prefix(16)
         return Array((body + "check \(seal)\n").utf8)
@@ -86,13 +112,22 @@ extension CacheEntry {
         let checkLine = String(decoding: bytes[checkStart...], as: UTF8.self)
         guard checkLine == "check \(Digest.sha256Hex(body).prefix(16))\n" else { return nil }
         var fields: [Substring: Substring] = [:]
+        var variants: [Variant] = []
         let text = String(decoding: body, as: UTF8.self)
         var lines = text.split(separator: "\n")
         guard lines.first == Substring(Self.magic) else { return nil }
         lines.removeFirst()
         for line in lines {
             guard let space = line.firstIndex(of: " ") else { return nil }
-            fields[line[..<space]] = line[line.index(after: space)...]
+            let (name, value) = (line[..<space], line[line.index(after: space)...])
+            if name == "variant" {
+                let parts = value.split(separator: " ")
+                guard parts.count == 4, let count = Int(parts[1]), parts[2].count == 64, !parts[0].contains("/") else { return nil }
+                variants.append(Variant(transform: String(parts[3]), fileName: String(parts[0]), byteCount: count,
+                                        checksum: String(parts[2])))
+            } else {
+                fields[name] = value
+            }
         }
         guard let key = fields["key"], let url = fields["url"],
               let format = fields["format"].flatMap({ ImageFormat(rawValue: String($0)) }),
@@ -114,6 +149,7 @@ extension CacheEntry {
                                            vary: fields["vary"].map(String.init),
                                            variantKey: fields["variant"].map(String.init)),
                   dataFileName: String(data))
+        self.variants = variants
     }
 
     private static func lastLineStart(_ bytes: [UInt8]) -> Int? {

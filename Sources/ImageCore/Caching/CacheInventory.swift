@@ -41,11 +41,13 @@ public struct CacheInventory: Sendable {
             for (hash, lastUsed) in records {
                 var files = data.removeValue(forKey: hash) ?? []
                 if files.count > 1, let entry = try? DiskCache.readRecord(directory.metadataPath(hash)) {
-                    // Several data files for one key: the record says which is live.
-                    for stray in files where stray.name != entry.dataFileName {
+                    // Several files for one key: the record says which are live
+                    // (the bytes and their variants); the rest are strays.
+                    let live = Set([entry.dataFileName] + entry.variants.map(\.fileName))
+                    for stray in files where !live.contains(stray.name) {
                         inventory.strayFiles.append(("\(shardPath)/\(stray.name)", stray.modified, stray.bytes))
                     }
-                    files.removeAll { $0.name != entry.dataFileName }
+                    files.removeAll { !live.contains($0.name) }
                 }
                 inventory.items.append(Item(hash: hash, bytes: files.reduce(0) { $0 + $1.bytes }, lastUsed: lastUsed,
                                             dataPaths: files.map { "\(shardPath)/\($0.name)" }))

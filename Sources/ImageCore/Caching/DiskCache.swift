@@ -62,8 +62,11 @@ public final class DiskCache: DataCaching {
                                       temporaryDirectory: directory.temporary)
         entry.lastUsed = now
         entry.path = dataPath
-        if let previous, previous.dataFileName != entry.dataFileName {
-            _ = try? POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
+        if let previous {
+            // New bytes: the old file and every variant made from it go.
+            let shard = directory.shard(directory.entries, key.hash)
+            if previous.dataFileName != entry.dataFileName { _ = try? POSIXFile.remove("\(shard)/\(previous.dataFileName)") }
+            for variant in previous.variants { _ = try? POSIXFile.remove("\(shard)/\(variant.fileName)") }
         }
         return CachedData(entry: entry, bytes: bytes, path: dataPath)
     }
@@ -88,9 +91,45 @@ public final class DiskCache: DataCaching {
         // The record goes first: without it, nobody can find the bytes.
         let existed = try POSIXFile.remove(directory.metadataPath(key.hash))
         if let previous {
-            try POSIXFile.remove("\(directory.shard(directory.entries, key.hash))/\(previous.dataFileName)")
+            let shard = directory.shard(directory.entries, key.hash)
+            try POSIXFile.remove("\(shard)/\(previous.dataFileName)")
+            for variant in previous.variants { _ = try? POSIXFile.remove("\(shard)/\(variant.fileName)") }
         }
         return existed
+    }
+
+    /// The bytes of `entry`'s variant made by `transform`, verified; nil if
+    /// it is not kept or is damaged.
+    public func variant(of entry: CacheEntry, key: CacheKey, transform: String) -> [UInt8]? {
+        guard let variant = entry.variant(transform),
+              let bytes = try? POSIXFile.read("\(directory.shard(directory.entries, key.hash))/\(variant.fileName)")
+        else { return nil }
+        guard bytes.count == variant.byteCount, Digest.sha256Hex(bytes) == variant.checksum else {
+            statistics.add(.corruptEntries)
+            events.emit("discarded corrupt variant \(transform) of \(entry.url)")
+            return nil
+        }
+        return bytes
+    }
+
+    /// Keeps `bytes` as `entry`'s variant made by `transform`: the file is
+    /// renamed into the shard, then the record is rewritten to name it. If
+    /// the entry was replaced meanwhile, the variant is dropped.
+    public func storeVariant(_ bytes: [UInt8], transform: String, fileExtension: String, of entry: CacheEntry,
+                             key: CacheKey) throws {
+        let shard = directory.shard(directory.entries, key.hash)
+        let checksum = Digest.sha256Hex(bytes)
+        let fileName = "\(key.hash).v\(checksum.prefix(16)).\(fileExtension)"
+        try POSIXFile.rename(try POSIXFile.writeTemporary(bytes, in: directory.temporary), to: "\(shard)/\(fileName)")
+        guard var current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else {
+            _ = try? POSIXFile.remove("\(shard)/\(fileName)")
+            return
+        }
+        current.variants.removeAll { $0.transform == transform }
+        current.variants.append(CacheEntry.Variant(transform: transform, fileName: fileName, byteCount: bytes.count,
+                                                   checksum: checksum))
+        try POSIXFile.writeAtomically(current.serialized(), to: directory.metadataPath(key.hash),
+                                      temporaryDirectory: directory.temporary)
     }
 
     /// The record for `key` if its bytes are present at the recorded size,
@@ -127,7 +166,9 @@ public final class DiskCache: DataCaching {
         events.emit("discarded corrupt entry \(entry?.url ?? hash): \(why)")
         _ = try? POSIXFile.remove(directory.metadataPath(hash))
         if let entry {
-            _ = try? POSIXFile.remove("\(directory.shard(directory.entries, hash))/\(entry.dataFileName)")
+            let shard = directory.shard(directory.entries, hash)
+            _ = try? POSIXFile.remove("\(shard)/\(entry.dataFileName)")
+            for variant in entry.variants { _ = try? POSIXFile.remove("\(shard)/\(variant.fileName)") }
         }
     }
 }

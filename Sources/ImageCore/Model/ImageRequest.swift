@@ -23,6 +23,30 @@ public struct ImageRequest: Sendable {
     public var frame: Int?
     /// The size to decode at (`--thumbnail`, `--max-pixels`), or nil for full size.
     public var scale: ScaleTarget?
+    /// Re-encode the (scaled) pixels: into `ImageResponse.encoded`.
+    public var encoding: Encoding?
+    /// JPEG and WebP quality (1–100) for `encoding`.
+    public var quality: Int?
+    /// The name under which the encoded result is kept beside the cached
+    /// original and reused (a thumbnail variant), or nil to not keep it.
+    /// Must name every setting that shapes the result.
+    public var variantName: String?
+
+    /// What to re-encode into.
+    public enum Encoding: Sendable, Equatable {
+        /// This format.
+        case format(ImageEncodeFormat)
+        /// JPEG for JPEG, WebP for WebP, PNG for PNG and GIF.
+        case matchingOriginal
+
+        /// The format for an original in `format`.
+        public func resolved(for format: ImageFormat) -> ImageEncodeFormat {
+            switch self {
+            case .format(let chosen): chosen
+            case .matchingOriginal: .matching(format)
+            }
+        }
+    }
     /// Revalidate a cached entry even if it is fresh (`--refresh`).
     public var refresh = false
     /// Serve a stale entry, at any age, when the origin fails transiently.
@@ -62,4 +86,8 @@ public struct ImageResponse: Sendable {
     public var path: String?
     /// The decoded pixels, if they were asked for.
     public var image: DecodedImage?
+    /// The re-encoded image and its format, if `encoding` was asked for.
+    public var encoded: (bytes: [UInt8], format: ImageEncodeFormat)?
+    /// Whether `encoded` came from a kept variant rather than being made now.
+    public var encodedFromCache = false
 }

@@ -18,6 +18,9 @@ struct FetchOutput {
                 request.decodesPixels = command.needsPixels
                 request.frame = command.frame
                 request.scale = command.scaleTarget
+                request.encoding = command.encoding
+                request.quality = command.quality
+                request.variantName = command.variantName
                 if progress != nil {
                     request.download.onProgress = { received, expected in
                         transfers.update(index, received: received, expected: expected)
@@ -78,9 +81,9 @@ struct FetchOutput {
         if let format = command.decode, let image = response.image {
             bytes = try encode(image, as: format.pixelFormat)
             fileExtension = format.rawValue
-        } else if let format = command.encodeFormat(for: response.info.format), let image = response.image {
-            bytes = try encode(image, as: format, quality: command.quality)
-            fileExtension = format.fileExtension
+        } else if let encoded = response.encoded {
+            bytes = encoded.bytes
+            fileExtension = encoded.format.fileExtension
         } else {
             bytes = response.bytes
             fileExtension = response.info.format.fileExtension

@@ -28,6 +28,11 @@ struct JSONRecord {
         fields.append("\(Self.quote(name)):\(value.text)")
     }
 
+    /// Adds an array of objects.
+    mutating func add(_ name: String, _ values: [JSONRecord]) {
+        fields.append("\(Self.quote(name)):[\(values.map(\.text).joined(separator: ","))]")
+    }
+
     /// The object as one line of JSON.
     var text: String { "{" + fields.joined(separator: ",") + "}" }
 

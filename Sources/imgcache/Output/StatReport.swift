@@ -56,6 +56,13 @@ enum StatReport {
                 record.add("etag", entry.etag)
                 record.add("last_modified", entry.lastModified)
                 record.add("expires", entry.expires.map(HTTPDate.iso8601))
+                record.add("variants", entry.variants.map { variant in
+                    var item = JSONRecord()
+                    item.add("transform", variant.transform)
+                    item.add("bytes", variant.byteCount)
+                    item.add("file", variant.fileName)
+                    return item
+                })
             }
             if let failure {
                 var failed = JSONRecord()
@@ -83,6 +90,9 @@ enum StatReport {
                 ("  ETag", entry.etag ?? "-"),
                 ("  Last-Modified", entry.lastModified ?? "-"),
             ]
+            for (index, variant) in entry.variants.enumerated() {
+                rows.append((index == 0 ? "  Variants" : "", "\(variant.transform) (\(Quantities.formatSize(variant.byteCount)))"))
+            }
         }
         rows.append(("  Failed list", failure.map { "yes: \($0.message), until \(HTTPDate.iso8601($0.expiresAt))" } ?? "no"))
         printTable(rows)

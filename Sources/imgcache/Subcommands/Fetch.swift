@@ -92,11 +92,22 @@ extension IMGCacheCommand.Fetch {
     /// Whether the output needs decoded pixels.
     var needsPixels: Bool { decode != nil || encode != nil || scaleTarget != nil }
 
-    /// The encoding to write for an image stored as `format`: --encode, or,
-    /// for a scaled image without --decode, the original's kind.
-    func encodeFormat(for format: ImageFormat) -> ImageEncodeFormat? {
-        if let encode { return encode.imageFormat }
-        return scaleTarget != nil && decode == nil ? .matching(format) : nil
+    /// The re-encoding asked for: --encode, or, for a scaled image without
+    /// --decode, the original's kind.
+    var encoding: ImageRequest.Encoding? {
+        if let encode { return .format(encode.imageFormat) }
+        return scaleTarget != nil && decode == nil ? .matchingOriginal : nil
+    }
+
+    /// The name a thumbnail is kept under beside its original: every setting
+    /// that shapes its bytes. Full-size re-encodings are not kept.
+    var variantName: String? {
+        guard let scaleTarget, encoding != nil else { return nil }
+        let size = switch scaleTarget {
+        case .fit(let width, let height): "thumbnail=\(width)x\(height)"
+        case .maxPixels(let count): "max-pixels=\(count)"
+        }
+        return "\(size),encode=\(encode?.rawValue ?? "original"),quality=\(quality.map(String.init) ?? "default"),orient=\(noOrient ? 0 : 1)"
     }
 }
 
