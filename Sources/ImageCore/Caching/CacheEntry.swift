@@ -95,7 +95,7 @@ extension CacheEntry {
         add("cache-control", response.cacheControl)
         add("fresh-until", response.freshUntil.map { String($0) })
         add("vary", response.vary)
-        add("variant", response.variantKey)
+        add("vary-key", response.variantKey)
         add("data", dataFileName)
         for variant in variants {
             add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
@@ -147,7 +147,7 @@ extension CacheEntry {
                                            cacheControl: fields["cache-control"].map(String.init),
                                            freshUntil: fields["fresh-until"].flatMap { Double($0) },
                                            vary: fields["vary"].map(String.init),
-                                           variantKey: fields["variant"].map(String.init)),
+                                           variantKey: fields["vary-key"].map(String.init)),
                   dataFileName: String(data))
         self.variants = variants
     }

@@ -97,10 +97,12 @@ import Testing
         #expect(updated.etag == "\"a\"" && updated.lastModified == HTTPDate.format(500))
     }
 
-    @Test func recordsRoundTripEveryHTTPField() throws {
+    @Test func recordsRoundTripEveryHTTPFieldAndVariant() throws {
         var stored = entry(["cache-control": "max-age=60, stale-if-error=5", "etag": "W/\"x\"", "vary": "Accept",
                             "last-modified": HTTPDate.format(500)])
         stored.lastUsed = 0
+        stored.variants = [CacheEntry.Variant(transform: "thumbnail=8x8,encode=png", fileName: "h.vabc.png", byteCount: 9,
+                                              checksum: String(repeating: "a", count: 64))]
         let parsed = try #require(CacheEntry(parsing: stored.serialized()))
         #expect(parsed == stored)
     }
