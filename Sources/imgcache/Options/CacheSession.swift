@@ -7,7 +7,8 @@ enum CacheSession {
     /// A manager for the cache the global options name.
     static func open(_ global: GlobalOptions, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
                      concurrency: Int = 6, maxPerHost: Int = 6, order: Downloader.Order = .fifo,
-                     memoryLimit: Int? = nil, appliesOrientation: Bool = true) throws -> ImageManager {
+                     memoryLimit: Int? = nil, appliesOrientation: Bool = true,
+                     limits: DecodingLimits = .default) throws -> ImageManager {
         let directory = global.resolvedCacheDirectory
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
@@ -18,6 +19,7 @@ enum CacheSession {
         configuration.maxConnectionsPerHost = maxPerHost
         configuration.order = order
         configuration.events = global.events
+        configuration.limits = limits
         return try ImageManager(configuration: configuration, decoder: ImageDecoder(limits: configuration.limits, appliesOrientation: appliesOrientation))
     }
 }

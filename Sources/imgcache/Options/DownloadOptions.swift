@@ -50,10 +50,42 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n"))
     var maxRedirects: Int = 10
 
+    @Option(help: ArgumentHelp("Largest image accepted, in pixels per frame (e.g. 100M).", valueName: "n"))
+    var limitPixels: String = "100M"
+
+    @Option(help: ArgumentHelp("Most frames an animation may have.", valueName: "n"))
+    var limitFrames: Int = 1000
+
+    @Option(help: ArgumentHelp("Most pixels over all frames of an animation (e.g. 2G).", valueName: "n"))
+    var limitTotalPixels: String = "2G"
+
+    @Option(help: ArgumentHelp("Most scans a progressive JPEG may have.", valueName: "n"))
+    var limitScans: Int = 500
+
+    /// The decoding limits these options set. Pixel counts take the size
+    /// suffixes K, M, G as powers of 1000.
+    var limits: DecodingLimits {
+        DecodingLimits(maxPixels: Self.count(limitPixels) ?? 100_000_000, maxFrames: limitFrames,
+                       maxTotalPixels: Self.count(limitTotalPixels) ?? 2_000_000_000, maxJPEGScans: limitScans)
+    }
+
+    /// "100M" → 100 000 000; plain numbers as they are.
+    static func count(_ text: String) -> Int? {
+        let units: [Character: Int] = ["k": 1_000, "m": 1_000_000, "g": 1_000_000_000]
+        let lowered = text.lowercased()
+        if let last = lowered.last, let unit = units[last] {
+            return Int(lowered.dropLast()).flatMap { $0 > 0 ? $0 * unit : nil }
+        }
+        return Int(lowered).flatMap { $0 > 0 ? $0 : nil }
+    }
+
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard Quantities.parseSize(maxBytes) != nil else { throw ValidationError("--max-bytes: bad size '\(maxBytes)'") }
         guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
+        guard Self.count(limitPixels) != nil, Self.count(limitTotalPixels) != nil, limitFrames > 0, limitScans > 0 else {
+            throw ValidationError("--limit-* values must be positive counts (K, M, G allowed for pixels)")
+        }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
         guard (1...256).contains(maxPerHost) else { throw ValidationError("--max-per-host must be 1 to 256") }
         for line in header where HTTPHeader(parsing: line) == nil {

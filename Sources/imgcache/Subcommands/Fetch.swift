@@ -73,7 +73,8 @@ extension IMGCacheCommand {
 
         func run() async throws {
             let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                                                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient)
+                                                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
+                                                limits: download.limits)
             SignalTrap.install { manager.cancelAll() }
             let writer = FetchOutput(command: self, manager: manager, progress: global.progressBar())
             let failures = await writer.fetchAll()

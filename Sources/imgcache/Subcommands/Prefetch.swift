@@ -46,7 +46,7 @@ extension IMGCacheCommand {
             }
             let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
                                                 concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
-                                                memoryLimit: 0)
+                                                memoryLimit: 0, limits: download.limits)
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
             let run = PrefetchRun(manager: manager, download: download, json: global.json, progress: progress,

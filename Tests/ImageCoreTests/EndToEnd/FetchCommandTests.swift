@@ -181,6 +181,21 @@ import Testing
         #expect(try fetch("--encode", "png", "--decode", "pam", server.url("/photo.jpg")).status == 64)
     }
 
+    @Test func limitFlagsAreExactAtTheirBoundaries() throws {
+        let jpeg = try Fixtures.bytes("baseline.jpg"), gif = try Fixtures.bytes("anim3.gif")
+        let info = try ImageDecoder().inspect(jpeg), animation = try ImageDecoder().inspect(gif)
+        for path in ["/at.jpg", "/past.jpg"] { server.route(path, .ok(jpeg)) }
+        for path in ["/at.gif", "/past.gif"] { server.route(path, .ok(gif)) }
+        let pixels = info.width * info.height
+        #expect(try fetch("--limit-pixels", "\(pixels)", server.url("/at.jpg")).status == 0)
+        let past = try fetch("--limit-pixels", "\(pixels - 1)", server.url("/past.jpg"))
+        #expect(past.status == 5)
+        #expect(past.stderr.contains("exceeds the limit of \(pixels - 1)"))
+        #expect(try fetch("--limit-frames", "\(animation.frameCount)", server.url("/at.gif")).status == 0)
+        #expect(try fetch("--limit-frames", "\(animation.frameCount - 1)", server.url("/past.gif")).status == 5)
+        #expect(try fetch("--limit-pixels", "0", server.url("/at.jpg")).status == 64)
+    }
+
     /// Regression: `-o /dev/null` used to rename a regular file over the device.
     @Test func outputThroughDevicesAndLinksKeepsThem() throws {
         server.route("/x.png", .ok(png))
