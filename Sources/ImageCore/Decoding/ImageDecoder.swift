@@ -53,7 +53,7 @@ public struct ImageDecoder: ImageDecoding {
         case .jpeg: image = try JPEGDecoder(limits: limits).decode(bytes, atLeast: target)
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
-        case .webp: image = try WebPDecoder(limits: limits).decode(bytes)
+        case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
         }
         guard let frame else { return image }
         guard frame < image.frames.count else {

@@ -17,16 +17,43 @@ struct WebPDecoder {
         }
     }
 
-    func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+    /// Decodes at full size; a still image with a `target` size comes out
+    /// at that size through libwebp's own scaler (animations are scaled by
+    /// the caller, frame by frame).
+    func decode(_ bytes: [UInt8], target: (width: Int, height: Int)? = nil) throws -> DecodedImage {
         let info = try inspect(bytes)
         return try bytes.withUnsafeBufferPointer { buffer in
             let animated = try info.frameCount > 1 || WebPContainer(buffer).isAnimated
+            if !animated, let target, target != (info.width, info.height) {
+                let pixels = try decodeStillScaled(buffer, to: target)
+                return DecodedImage(format: .webp, width: target.width, height: target.height, frames: [.init(pixels: pixels)])
+            }
             let frames = animated
                 ? try decodeAnimation(buffer, info: info)
                 : [DecodedImage.Frame(pixels: try decodeStill(buffer, info: info))]
             return DecodedImage(format: .webp, width: info.width, height: info.height, frames: frames,
                                 loopCount: info.loopCount)
         }
+    }
+
+    /// The corresponding C functions are `WebPInitDecoderConfig` and `WebPDecode`.
+    private func decodeStillScaled(_ buffer: UnsafeBufferPointer<UInt8>, to size: (width: Int, height: Int)) throws -> [UInt8] {
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { throw ImageCoreError(.image, "libwebp version mismatch") }
+        config.options.use_scaling = 1
+        config.options.scaled_width = Int32(size.width)
+        config.options.scaled_height = Int32(size.height)
+        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
+        let status = pixels.withUnsafeMutableBufferPointer { target in
+            config.output.colorspace = MODE_RGBA
+            config.output.is_external_memory = 1
+            config.output.u.RGBA.rgba = target.baseAddress
+            config.output.u.RGBA.stride = Int32(size.width * 4)
+            config.output.u.RGBA.size = target.count
+            return WebPDecode(buffer.baseAddress, buffer.count, &config)
+        }
+        guard status == VP8_STATUS_OK else { throw ImageCoreError(.image, "corrupt WebP: the bitstream does not decode") }
+        return pixels
     }
 
     /// The corresponding C function is `WebPDecodeRGBAInto`.

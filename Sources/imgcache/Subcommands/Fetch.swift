@@ -23,7 +23,7 @@ extension IMGCacheCommand {
         @Option(help: ArgumentHelp("Write decoded pixels instead: pam (RGBA), ppm (RGB) or png.", valueName: "format"))
         var decode: DecodeFormat?
 
-        @Option(help: ArgumentHelp("With --decode: only this frame of an animation (0-based).", valueName: "n"))
+        @Option(help: ArgumentHelp("With --decode, --encode or --thumbnail: only this frame of an animation (0-based).", valueName: "n"))
         var frame: Int?
 
         @Option(help: ArgumentHelp("Scale down to fit inside WxH (aspect kept, never enlarged); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, WebP, or PNG for PNG and GIF).", valueName: "WxH"))
@@ -59,7 +59,7 @@ extension IMGCacheCommand {
                 throw ValidationError("--json and --path print to stdout; they do not take -o or --output-dir")
             }
             if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
-            if frame != nil && decode == nil { throw ValidationError("--frame needs --decode") }
+            if frame != nil && !needsPixels { throw ValidationError("--frame needs --decode, --encode or --thumbnail") }
             if path && download.noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
             if let thumbnail, ScaleTarget(thumbnail: thumbnail) == nil {
                 throw ValidationError("--thumbnail must be WIDTHxHEIGHT, e.g. 512x512")
@@ -108,7 +108,8 @@ extension IMGCacheCommand.Fetch {
         case .fit(let width, let height): "thumbnail=\(width)x\(height)"
         case .maxPixels(let count): "max-pixels=\(count)"
         }
-        return "\(size),encode=\(encode?.rawValue ?? "original"),quality=\(quality.map(String.init) ?? "default"),orient=\(noOrient ? 0 : 1)"
+        let picked = frame.map { ",frame=\($0)" } ?? ""
+        return "\(size)\(picked),encode=\(encode?.rawValue ?? "original"),quality=\(quality.map(String.init) ?? "default"),orient=\(noOrient ? 0 : 1)"
     }
 }
 

@@ -50,6 +50,17 @@ import Testing
         #expect(image.width == 1024 && image.height == 576 && image.frames[0].pixels.count == 1024 * 576 * 4)
     }
 
+    @Test func webpStillsUseLibwebpsScalerAndAgreeWithTheAreaFilter() throws {
+        let bytes = try Fixtures.bytes("lossy.webp")
+        let full = try ImageDecoder().decode(bytes, frame: nil)
+        let size = ScaleTarget.fit(width: full.width / 3, height: full.height / 3).size(width: full.width, height: full.height)
+        let scaled = try ImageDecoder().decode(bytes, frame: nil, scale: .fit(width: full.width / 3, height: full.height / 3))
+        #expect(scaled.width == size.width && scaled.height == size.height)
+        let area = AreaResampler.resample(full.frames[0].pixels, width: full.width, height: full.height, to: size.width, size.height)
+        let mean = zip(area, scaled.frames[0].pixels).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(area.count)
+        #expect(mean < 8, "mean difference \(mean)")
+    }
+
     @Test func everyFrameOfAnAnimationIsScaled() throws {
         let image = try ImageDecoder().decode(Fixtures.bytes("anim3.gif"), frame: nil, scale: .fit(width: 8, height: 8))
         #expect(image.width <= 8 && image.height <= 8 && image.frames.count == 3)
