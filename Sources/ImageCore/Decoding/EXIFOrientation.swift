@@ -19,6 +19,14 @@ public enum EXIFOrientation {
         return 1
     }
 
+    /// The orientation in an EXIF payload (a WebP "EXIF" chunk): a TIFF
+    /// structure, sometimes behind an "Exif\0\0" prefix; 1 if unreadable.
+    public static func read(exif bytes: [UInt8]) -> Int {
+        let prefix = Array("Exif\0\0".utf8)
+        let tiff = bytes.starts(with: prefix) ? bytes[prefix.count...] : bytes[...]
+        return readTIFF(tiff) ?? 1
+    }
+
     /// Tag 0x0112 of IFD0 in a TIFF structure.
     private static func readTIFF(_ tiff: ArraySlice<UInt8>) -> Int? {
         let base = tiff.startIndex

@@ -13,7 +13,8 @@ struct WebPDecoder {
             let container = try WebPContainer(buffer)
             try limits.check(width: container.width, height: container.height, frames: container.frameCount)
             return ImageInfo(format: .webp, width: container.width, height: container.height,
-                             frameCount: container.frameCount, loopCount: container.isAnimated ? container.loopCount : nil)
+                             frameCount: container.frameCount, loopCount: container.isAnimated ? container.loopCount : nil,
+                             orientation: container.orientation)
         }
     }
 
@@ -103,6 +104,8 @@ struct WebPContainer {
     var frameCount: Int
     var loopCount: Int
     var isAnimated: Bool
+    /// The EXIF orientation, from an EXIF chunk if there is one.
+    var orientation = 1
 
     /// Parses the container; throws for truncated or malformed files. The
     /// corresponding C functions are `WebPDemux`, `WebPDemuxGetI` and `WebPDemuxDelete`.
@@ -117,5 +120,12 @@ struct WebPContainer {
         frameCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
         loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
         isAnimated = WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(ANIMATION_FLAG.rawValue) != 0
+        if WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(EXIF_FLAG.rawValue) != 0 {
+            var iterator = WebPChunkIterator()
+            if WebPDemuxGetChunk(demuxer, "EXIF", 1, &iterator) != 0, let bytes = iterator.chunk.bytes {
+                orientation = EXIFOrientation.read(exif: Array(UnsafeBufferPointer(start: bytes, count: iterator.chunk.size)))
+            }
+            WebPDemuxReleaseChunkIterator(&iterator)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImageCore
 
@@ -25,6 +26,19 @@ import Testing
         #expect(rows(6) == "eca/fdb")
         #expect(rows(7) == "fdb/eca")
         #expect(rows(8) == "bdf/ace")
+    }
+
+    @Test func webpOrientationIsReadFromItsExifChunk() throws {
+        let directory = try TemporaryDirectory()
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0]
+        try Data(tiff).write(to: URL(fileURLWithPath: "\(directory.path)/o.exif"))
+        let source = Fixtures.directory.appendingPathComponent("lossy.webp").path
+        _ = try ScalingTests.shell("webpmux -set exif '\(directory.path)/o.exif' '\(source)' -o '\(directory.path)/o.webp' 2>&1")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(directory.path)/o.webp")))
+        let info = try ImageDecoder().inspect(bytes)
+        #expect(info.orientation == 8)
+        let upright = try ImageDecoder().decode(bytes, frame: nil)
+        #expect(upright.width == info.height && upright.height == info.width)
     }
 
     @Test func orientationIsReadFromTheExifSegment() throws {
