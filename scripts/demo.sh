@@ -41,6 +41,8 @@ run "$IMGCACHE" fetch --json "$base/photo.jpg" "$base/gradient.png" "$base/anim.
 printf '\n$ %s | head -c 60 | od -c | head -3\n' "$IMGCACHE fetch --decode pam $base/gradient.png"
 "$IMGCACHE" fetch --decode pam "$base/gradient.png" | head -c 60 | od -c | head -3
 run "$IMGCACHE" fetch --path "$base/alpha.webp"
+run "$IMGCACHE" fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "$work/out/thumb.jpg"
+run "$IMGCACHE" fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "$work/out/thumb.jpg"
 run "$IMGCACHE" fetch "$base/missing.jpg" -o "$work/out/missing.jpg"
 run "$IMGCACHE" fetch "$base/missing.jpg" -o "$work/out/missing.jpg"
 run "$IMGCACHE" fetch "$base/error-page.jpg" -o "$work/out/error.jpg"
