@@ -16,7 +16,7 @@ DEB_PACKAGES = libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libgif-dev libw
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine
 JPEG_DEV = $(shell if apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then echo libjpeg62-turbo-dev; else echo libjpeg-turbo8-dev; fi)
 
-.PHONY: all deps build test demo bench man lint install uninstall clean
+.PHONY: all deps build test demo bench stress sanitize man lint install uninstall clean
 
 all: build
 
@@ -49,6 +49,18 @@ bench: build
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	@bash scripts/bench.sh "$(BUILD_DIR)/imgcache"
+
+# AddressSanitizer over every test (the end-to-end tests run the instrumented
+# binary). ThreadSanitizer is not run: it reports false races on
+# Synchronization.Mutex on Linux (scripts/tsan-repro/MutexRace.swift).
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
+	$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
+
+# The long crash-safety run: 200 SIGKILLs of prefetch and clean.
+stress: deps
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	IMGCACHE_KILL_ROUNDS=200 $(SWIFT) test --skip-build --filter CrashSafetyTests $(SWIFTFLAGS)
 
 man: deps
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 \
