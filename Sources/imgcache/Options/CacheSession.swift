@@ -1,15 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
 import ImageCore
 
 /// Opens the cache for a subcommand: reads `imgcache.conf`, applies the
 /// command-line overrides, and builds the manager. Opening does not touch
 /// libcurl; the first download does.
 enum CacheSession {
-    /// A manager for the cache the global options name.
+    /// A manager for the cache the global options name. A cache that cannot
+    /// be opened (unwritable, unreadable settings) is reported in one line
+    /// and ends the command with exit status 8.
     static func open(_ global: GlobalOptions, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
                      concurrency: Int = 6, maxPerHost: Int = 6, order: Downloader.Order = .fifo,
                      memoryLimit: Int? = nil, appliesOrientation: Bool = true,
                      limits: DecodingLimits = .default) throws -> ImageManager {
+        // A write past `ulimit -f` should fail with EFBIG (exit 8), not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
         let directory = global.resolvedCacheDirectory
+        do {
+            return try makeManager(directory, global: global, keyPolicy: keyPolicy, cookieJar: cookieJar,
+                                   concurrency: concurrency, maxPerHost: maxPerHost, order: order,
+                                   memoryLimit: memoryLimit, appliesOrientation: appliesOrientation, limits: limits)
+        } catch let error as ImageCoreError {
+            StandardStreams.printError("imgcache: cache \(directory.root): \(error.message)")
+            throw ExitCode(ExitStatus.code(for: error.kind))
+        }
+    }
+
+    private static func makeManager(_ directory: CacheDirectory, global: GlobalOptions, keyPolicy: CacheKeyPolicy,
+                                    cookieJar: String?, concurrency: Int, maxPerHost: Int, order: Downloader.Order,
+                                    memoryLimit: Int?, appliesOrientation: Bool,
+                                    limits: DecodingLimits) throws -> ImageManager {
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
         if let memoryLimit { configuration.cache.memoryLimit = memoryLimit }
