@@ -8,10 +8,12 @@ struct JPEGDecoder {
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
         let header = try TurboJPEGDecompressor().readHeader(bytes)
         try limits.check(width: header.width, height: header.height)
-        let scans = JPEGMarkers.countScans(bytes)
+        let (scans, complete) = JPEGMarkers.walk(bytes)
         guard scans <= limits.maxJPEGScans else {
             throw ImageCoreError(.image, "too many JPEG scans: \(scans) exceeds the limit of \(limits.maxJPEGScans)")
         }
+        // Checked before storing, so a body cut short is never cached.
+        guard complete else { throw ImageCoreError(.image, "corrupt JPEG: truncated (no end-of-image marker)") }
         return ImageInfo(format: .jpeg, width: header.width, height: header.height,
                          orientation: EXIFOrientation.read(jpeg: bytes))
     }

@@ -4,6 +4,12 @@
 enum JPEGMarkers {
     /// Number of SOS (start of scan) markers; stops at EOI or the end of data.
     static func countScans(_ bytes: [UInt8]) -> Int {
+        walk(bytes).scans
+    }
+
+    /// The scans counted, and whether the walk reached the EOI marker (a
+    /// file cut short never does).
+    static func walk(_ bytes: [UInt8]) -> (scans: Int, complete: Bool) {
         var scans = 0
         var index = 2  // after SOI
         while index + 3 < bytes.count {
@@ -16,7 +22,7 @@ enum JPEGMarkers {
             case 0xFF:
                 index += 1  // fill byte
             case 0xD9:
-                return scans  // EOI
+                return (scans, true)  // EOI
             case 0x01, 0xD0...0xD7:
                 index += 2  // markers without a length
             default:
@@ -28,7 +34,9 @@ enum JPEGMarkers {
                 }
             }
         }
-        return scans
+        // EOI as the file's last two bytes (the loop stops 3 bytes short).
+        let complete = bytes.count >= 4 && bytes[bytes.count - 2] == 0xFF && bytes[bytes.count - 1] == 0xD9
+        return (scans, complete)
     }
 
     /// The index of the next marker after entropy-coded data (0xFF followed by

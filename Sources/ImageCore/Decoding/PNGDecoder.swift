@@ -14,6 +14,7 @@ struct PNGDecoder {
         let status = bytes.withUnsafeBufferPointer { imgcache_png_read_info($0.baseAddress, $0.count, &info, &error) }
         guard status == 0 else { throw ImageCoreError(.image, "corrupt PNG: \(Self.text(error))") }
         try limits.check(width: Int(info.width), height: Int(info.height))
+        try PNGChunks.verify(bytes)
         return ImageInfo(format: .png, width: Int(info.width), height: Int(info.height))
     }
 

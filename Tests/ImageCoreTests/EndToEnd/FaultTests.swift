@@ -47,6 +47,18 @@ import Testing
         #expect(try runLimited(blocks: 100, ["fetch", "-o", "/dev/null", server.url("/small.png")]).status == 0)
     }
 
+    /// Every malformed corpus file is refused before it is stored.
+    @Test(.enabled(if: Corpus.directory != nil)) func malformedBodiesAreNeverCached() throws {
+        for row in Corpus.manifest("bad/MANIFEST.tsv") {
+            let file = try #require(row["file"])
+            server.route("/\(file)", .ok(try Corpus.bytes("bad/\(file)")))
+            let result = try CLI.run(["fetch", "-o", "/dev/null", server.url("/\(file)")], cacheDir: cache.path)
+            #expect(result.status == 5, "\(file): \(result.status) \(result.stderr)")
+            #expect(result.stderr.hasPrefix("imgcache: \(server.url("/\(file)")): ") && result.stderr.filter { $0 == "\n" }.count == 1)
+            #expect(try CLI.run(["stat", "-q", server.url("/\(file)")], cacheDir: cache.path).status == 7, "\(file) was cached")
+        }
+    }
+
     @Test func aCacheThatCannotBeOpenedIsOneLineAndExitEight() throws {
         let file = "\(cache.path)/not-a-directory"
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))

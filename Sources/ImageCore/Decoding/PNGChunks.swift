@@ -1,0 +1,45 @@
+/// A walk over a PNG's chunks checking each one's CRC, up to IEND: a cheap
+/// whole-file check, run before storing, that catches a body cut short or
+/// damaged in transit without decoding the pixels. Bytes after IEND are
+/// allowed (browsers ignore them).
+enum PNGChunks {
+    /// Throws `.image` unless every chunk up to IEND is whole and its CRC matches.
+    static func verify(_ bytes: [UInt8]) throws {
+        var index = 8  // after the signature
+        while index + 12 <= bytes.count {
+            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            guard length <= 0x7FFF_FFFF, index + 12 + length <= bytes.count else { break }
+            let typeAndData = index + 4..<index + 8 + length
+            let stored = bytes[index + 8 + length..<index + 12 + length].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard CRC32.checksum(bytes[typeAndData]) == stored else {
+                throw ImageCoreError(.image, "corrupt PNG: CRC error in chunk \(typeName(bytes[index + 4..<index + 8]))")
+            }
+            if bytes[index + 4..<index + 8].elementsEqual("IEND".utf8) { return }
+            index += 12 + length
+        }
+        throw ImageCoreError(.image, "corrupt PNG: truncated (no IEND chunk)")
+    }
+
+    private static func typeName(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes.map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    }
+}
+
+/// CRC-32 (ISO 3309, as PNG and zlib use it), table-driven.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { buffer in
+                for byte in buffer { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
