@@ -258,7 +258,7 @@ final class CurlTransfer {
         }
         if case .failure(let error) = outcome {
             // A broken-off body is kept for a resume; anything else goes.
-            let keep = partial != nil && error.kind == .network && resumeOffset + received > 0 && !resumedBadly
+            let keep = partial != nil && error.kind == .network && (recordWritten || resumeOffset > 0) && !resumedBadly
             if !keep {
                 if let partial { PartialDownload.discard(partial.path) } else { unlink(bodyPath) }
             }
