@@ -45,7 +45,7 @@ public final class ImageManager: Sendable {
         var info: ImageInfo
         var bytes: [UInt8]
         var stored: CachedData?
-        /// `.downloaded` or `.revalidated`.
+        /// `.downloaded`, `.revalidated`, or `.disk` when another process downloaded it meanwhile.
         var source: ImageResponse.Source
     }
 
@@ -254,6 +254,26 @@ public final class ImageManager: Sendable {
     /// a `stale` entry, asks the server with its validators first and keeps
     /// its bytes on 304 Not Modified.
     private func fetchFromNetwork(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
+        let lockPath = "\(configuration.directory.temporary)/\(key.hash).lock"
+        var lock = DownloadLock.take(lockPath)
+        if lock == nil, stale == nil, request.storesToDisk {
+            // Another process is downloading this URL: wait for its entry.
+            let deadline = WallClock.monotonic() + request.download.timeout
+            let waitStarted = WallClock.now()
+            while DownloadLock.isHeld(lockPath) && WallClock.monotonic() < deadline {
+                try await pause(0.02)
+            }
+            // An entry stored while we waited is as fresh as our own download would be.
+            if let cached = try disk.lookup(key),
+               case let decision = CachePolicy.decide(cached.entry, for: request, now: WallClock.now()),
+               decision == .serve || (decision != .mismatch && !request.refresh && cached.entry.storedAt >= waitStarted - 1) {
+                events.emit("downloaded by another process: \(request.url)")
+                statistics.add(.diskHits)
+                return Fetched(info: cached.entry.info, bytes: cached.bytes, stored: cached, source: .disk)
+            }
+            lock = DownloadLock.take(lockPath)
+        }
+        defer { lock?.release() }
         var download = request.download
         download.resumableBodyPath = "\(configuration.directory.temporary)/\(key.hash).partial"
         if let entry = stale?.entry {
