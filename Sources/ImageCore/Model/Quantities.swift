@@ -19,6 +19,23 @@ public enum Quantities {
         return bytes < Double(Int.max) ? Int(bytes) : nil
     }
 
+    /// A count for "100M", "2G", "1.5K", "5000" (decimal multiples: pixel
+    /// counts, not bytes). Nil if malformed.
+    public static func parseCount(_ text: String) -> Int? {
+        let (number, unit) = split(text)
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        let multiplier: Double
+        switch unit.lowercased() {
+        case "": multiplier = 1
+        case "k": multiplier = 1e3
+        case "m": multiplier = 1e6
+        case "g": multiplier = 1e9
+        default: return nil
+        }
+        let count = value * multiplier
+        return count < Double(Int.max) ? Int(count) : nil
+    }
+
     /// Seconds for "90s", "15m", "12h", "7d", "2w", or a bare number of seconds. Nil if malformed.
     public static func parseDuration(_ text: String) -> Double? {
         let (number, unit) = split(text)

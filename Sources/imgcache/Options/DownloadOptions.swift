@@ -62,28 +62,20 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Most scans a progressive JPEG may have.", valueName: "n"))
     var limitScans: Int = 500
 
-    /// The decoding limits these options set. Pixel counts take the size
+    /// The decoding limits these options set. Pixel counts take the
     /// suffixes K, M, G as powers of 1000.
     var limits: DecodingLimits {
-        DecodingLimits(maxPixels: Self.count(limitPixels) ?? 100_000_000, maxFrames: limitFrames,
-                       maxTotalPixels: Self.count(limitTotalPixels) ?? 2_000_000_000, maxJPEGScans: limitScans)
-    }
-
-    /// "100M" → 100 000 000; plain numbers as they are.
-    static func count(_ text: String) -> Int? {
-        let units: [Character: Int] = ["k": 1_000, "m": 1_000_000, "g": 1_000_000_000]
-        let lowered = text.lowercased()
-        if let last = lowered.last, let unit = units[last] {
-            return Int(lowered.dropLast()).flatMap { $0 > 0 ? $0 * unit : nil }
-        }
-        return Int(lowered).flatMap { $0 > 0 ? $0 : nil }
+        DecodingLimits(maxPixels: Quantities.parseCount(limitPixels) ?? 100_000_000, maxFrames: limitFrames,
+                       maxTotalPixels: Quantities.parseCount(limitTotalPixels) ?? 2_000_000_000, maxJPEGScans: limitScans)
     }
 
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard Quantities.parseSize(maxBytes) != nil else { throw ValidationError("--max-bytes: bad size '\(maxBytes)'") }
         guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
-        guard Self.count(limitPixels) != nil, Self.count(limitTotalPixels) != nil, limitFrames > 0, limitScans > 0 else {
+        guard let pixels = Quantities.parseCount(limitPixels), pixels > 0,
+              let totalPixels = Quantities.parseCount(limitTotalPixels), totalPixels > 0, limitFrames > 0, limitScans > 0
+        else {
             throw ValidationError("--limit-* values must be positive counts (K, M, G allowed for pixels)")
         }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }

@@ -13,6 +13,14 @@ import Testing
         #expect(Quantities.parseSize(text) == nil)
     }
 
+    @Test func parsesCountsInPowersOfAThousand() {
+        #expect(Quantities.parseCount("100M") == 100_000_000)
+        #expect(Quantities.parseCount("2G") == 2_000_000_000)
+        #expect(Quantities.parseCount("1.5k") == 1500)
+        #expect(Quantities.parseCount("5000") == 5000)
+        #expect(Quantities.parseCount("12Q") == nil && Quantities.parseCount("-1") == nil && Quantities.parseCount("") == nil)
+    }
+
     @Test(arguments: [("90s", 90.0), ("15m", 900), ("12h", 43200), ("7d", 604_800), ("2w", 1_209_600), ("30", 30)])
     func parsesDurations(text: String, seconds: Double) {
         #expect(Quantities.parseDuration(text) == seconds)
