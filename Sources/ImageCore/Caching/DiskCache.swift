@@ -62,12 +62,8 @@ public final class DiskCache: DataCaching {
                                       temporaryDirectory: directory.temporary)
         entry.lastUsed = now
         entry.path = dataPath
-        if let previous {
-            // New bytes: the old file and every variant made from it go.
-            let shard = directory.shard(directory.entries, key.hash)
-            if previous.dataFileName != entry.dataFileName { _ = try? POSIXFile.remove("\(shard)/\(previous.dataFileName)") }
-            for variant in previous.variants { _ = try? POSIXFile.remove("\(shard)/\(variant.fileName)") }
-        }
+        // New bytes: the old file and every variant made from it go.
+        if let previous { removeFiles(of: previous, hash: key.hash, except: entry.dataFileName) }
         return CachedData(entry: entry, bytes: bytes, path: dataPath)
     }
 
@@ -90,11 +86,7 @@ public final class DiskCache: DataCaching {
         let previous = try? readEntry(key.hash)
         // The record goes first: without it, nobody can find the bytes.
         let existed = try POSIXFile.remove(directory.metadataPath(key.hash))
-        if let previous {
-            let shard = directory.shard(directory.entries, key.hash)
-            try POSIXFile.remove("\(shard)/\(previous.dataFileName)")
-            for variant in previous.variants { _ = try? POSIXFile.remove("\(shard)/\(variant.fileName)") }
-        }
+        if let previous { removeFiles(of: previous, hash: key.hash) }
         return existed
     }
 
@@ -165,10 +157,15 @@ public final class DiskCache: DataCaching {
         statistics.add(.corruptEntries)
         events.emit("discarded corrupt entry \(entry?.url ?? hash): \(why)")
         _ = try? POSIXFile.remove(directory.metadataPath(hash))
-        if let entry {
-            let shard = directory.shard(directory.entries, hash)
-            _ = try? POSIXFile.remove("\(shard)/\(entry.dataFileName)")
-            for variant in entry.variants { _ = try? POSIXFile.remove("\(shard)/\(variant.fileName)") }
+        if let entry { removeFiles(of: entry, hash: hash) }
+    }
+
+    /// Removes an entry's bytes and variants (not its record), except the
+    /// file named `keep`: the new bytes when a store reused the old name.
+    private func removeFiles(of entry: CacheEntry, hash: String, except keep: String? = nil) {
+        let shard = directory.shard(directory.entries, hash)
+        for name in [entry.dataFileName] + entry.variants.map(\.fileName) where name != keep {
+            _ = try? POSIXFile.remove("\(shard)/\(name)")
         }
     }
 }
