@@ -22,14 +22,25 @@ public struct ImageDecoder: ImageDecoding {
     }
 
     public func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage {
-        let info = try inspect(bytes)
-        let orientation = appliesOrientation ? info.orientation : 1
+        // The header is read here only when its size or orientation is needed;
+        // each format's decoder reads it again anyway.
+        let format = try Self.format(of: bytes)
+        let orientable = appliesOrientation && (format == .jpeg || format == .webp)
+        let info = scale != nil || orientable ? try header(bytes, format: format) : nil
+        let orientation = orientable ? info?.orientation ?? 1 : 1
         let turned = EXIFOrientation.swapsDimensions(orientation)
         // Sizes are of the upright image; the decoder works in stored order.
-        let target = scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
+        let target = info.flatMap { info in
+            scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
+        }
         let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
-        let image = EXIFOrientation.apply(orientation, to: try decodeFrames(bytes, frame: frame, target: stored))
+        let image = EXIFOrientation.apply(orientation, to: try decodeFrames(bytes, format: format, frame: frame, target: stored))
         return target.map { Self.resample(image, to: $0) } ?? image
+    }
+
+    /// Header facts without the whole-file checks `inspect` makes before storing.
+    private func header(_ bytes: [UInt8], format: ImageFormat) throws -> ImageInfo {
+        format == .png ? try PNGDecoder(limits: limits).header(bytes) : try inspect(bytes)
     }
 
     /// Every frame of `image` area-averaged down to `size`.
@@ -47,9 +58,10 @@ public struct ImageDecoder: ImageDecoding {
         return scaled
     }
 
-    private func decodeFrames(_ bytes: [UInt8], frame: Int?, target: (width: Int, height: Int)?) throws -> DecodedImage {
+    private func decodeFrames(_ bytes: [UInt8], format: ImageFormat, frame: Int?,
+                              target: (width: Int, height: Int)?) throws -> DecodedImage {
         let image: DecodedImage
-        switch try Self.format(of: bytes) {
+        switch format {
         case .jpeg: image = try JPEGDecoder(limits: limits).decode(bytes, atLeast: target)
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
@@ -62,11 +74,6 @@ public struct ImageDecoder: ImageDecoding {
         var single = image
         single.frames = [image.frames[frame]]
         return single
-    }
-
-    /// The size a decode with `scale` produces for an image of `info`'s size.
-    public static func outputSize(_ info: ImageInfo, scale: ScaleTarget?) -> (width: Int, height: Int) {
-        scale?.size(width: info.width, height: info.height) ?? (info.width, info.height)
     }
 
     private static func format(of bytes: [UInt8]) throws -> ImageFormat {

@@ -7,20 +7,28 @@ internal import CImageCoreShims
 struct PNGDecoder {
     let limits: DecodingLimits
 
-    /// The corresponding C function is `imgcache_png_read_info` (png_read_info).
+    /// Header facts, and every chunk's CRC checked up to IEND: what a
+    /// download must pass before it is stored.
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
+        let info = try header(bytes)
+        try PNGChunks.verify(bytes)
+        return info
+    }
+
+    /// Header facts only (libpng reports damage itself while decoding).
+    /// The corresponding C function is `imgcache_png_read_info` (png_read_info).
+    func header(_ bytes: [UInt8]) throws -> ImageInfo {
         var info = imgcache_png_info()
         var error = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { imgcache_png_read_info($0.baseAddress, $0.count, &info, &error) }
         guard status == 0 else { throw ImageCoreError(.image, "corrupt PNG: \(Self.text(error))") }
         try limits.check(width: Int(info.width), height: Int(info.height))
-        try PNGChunks.verify(bytes)
         return ImageInfo(format: .png, width: Int(info.width), height: Int(info.height))
     }
 
     /// The corresponding C function is `imgcache_png_decode_rgba8` (png_read_image).
     func decode(_ bytes: [UInt8]) throws -> DecodedImage {
-        let info = try inspect(bytes)
+        let info = try header(bytes)
         var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
         var error = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { source in
