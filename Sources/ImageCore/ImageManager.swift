@@ -63,6 +63,8 @@ public final class ImageManager: Sendable {
     /// Bytes stored since the last trim to `max-size`.
     private let bytesSinceTrim = Atomic<Int>(0)
     private let events: EventLog
+    /// Per-key locks shared with other processes; see `downloadLocks()`.
+    private let crossProcessLocks = Mutex<DownloadLocks?>(nil)
     /// Revalidations started under `stale-while-revalidate`.
     private let backgroundWork = Mutex<[Task<Void, Never>]>([])
 
@@ -205,11 +207,10 @@ public final class ImageManager: Sendable {
                let bytes = disk.variant(of: entry, key: response.key, transform: name) {
                 events.emit("variant from disk (\(name)): \(request.url)")
                 response.encoded = (bytes, format)
-                response.encodedFromCache = true
                 return response
             }
             response = try await decoded(response, request)
-            let image = response.image!
+            guard let image = response.image else { throw ImageCoreError(.failure, "no pixels to encode") }
             let quality = request.quality
             let bytes = try await runInBackground { try encode(image, as: format, quality: quality) }
             response.encoded = (bytes, format)
@@ -231,7 +232,7 @@ public final class ImageManager: Sendable {
     private func decoded(_ response: ImageResponse, _ request: ImageRequest) async throws -> ImageResponse {
         var response = response
         let partial = request.frame != nil || request.scale != nil
-        let needsDecoding = request.decodesPixels && (response.image == nil || partial)
+        let needsDecoding = (request.decodesPixels || request.encoding != nil) && (response.image == nil || partial)
         if needsDecoding {
             let bytes = response.bytes
             let decoder = self.decoder
@@ -254,13 +255,13 @@ public final class ImageManager: Sendable {
     /// a `stale` entry, asks the server with its validators first and keeps
     /// its bytes on 304 Not Modified.
     private func fetchFromNetwork(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
-        let lockPath = "\(configuration.directory.temporary)/\(key.hash).lock"
-        var lock = DownloadLock.take(lockPath)
-        if lock == nil, stale == nil, request.storesToDisk {
+        let locks = downloadLocks()
+        var locked = locks?.tryLock(key.hash) ?? false
+        if let locks, !locked, stale == nil, request.storesToDisk {
             // Another process is downloading this URL: wait for its entry.
             let deadline = WallClock.monotonic() + request.download.timeout
             let waitStarted = WallClock.now()
-            while DownloadLock.isHeld(lockPath) && WallClock.monotonic() < deadline {
+            while locks.isHeldElsewhere(key.hash) && WallClock.monotonic() < deadline {
                 try await pause(0.02)
             }
             // An entry stored while we waited is as fresh as our own download would be.
@@ -271,9 +272,9 @@ public final class ImageManager: Sendable {
                 statistics.add(.diskHits)
                 return Fetched(info: cached.entry.info, bytes: cached.bytes, stored: cached, source: .disk)
             }
-            lock = DownloadLock.take(lockPath)
+            locked = locks.tryLock(key.hash)
         }
-        defer { lock?.release() }
+        defer { if locked { locks?.unlock(key.hash) } }
         var download = request.download
         download.resumableBodyPath = "\(configuration.directory.temporary)/\(key.hash).partial"
         if let entry = stale?.entry {
@@ -351,6 +352,14 @@ public final class ImageManager: Sendable {
             try? await Task.sleep(for: .milliseconds(Int(min(50, (end - WallClock.monotonic()) * 1000) + 1)))
         }
         if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
+    }
+
+    /// The cross-process download locks, opened on first use (a warm hit never opens them).
+    private func downloadLocks() -> DownloadLocks? {
+        crossProcessLocks.withLock { locks in
+            if locks == nil { locks = DownloadLocks(directory: configuration.directory.root) }
+            return locks
+        }
     }
 
     /// The downloader, created on first use.

@@ -287,7 +287,7 @@ final class CurlTransfer {
 
     private func response(_ status: Int) -> DownloadResponse {
         DownloadResponse(status: status, effectiveURL: effectiveURL(), headers: responseHeaders, bodyPath: bodyPath,
-                         bodySize: resumeOffset + received, resumedFrom: resumeOffset, requestTime: requestTime,
+                         bodySize: resumeOffset + received, requestTime: requestTime,
                          responseTime: WallClock.now())
     }
 

@@ -97,8 +97,6 @@ public struct DownloadResponse: Sendable {
     public var bodyPath: String
     /// Bytes in the body.
     public var bodySize: Int
-    /// Bytes of the body that came from an earlier, interrupted transfer.
-    public var resumedFrom = 0
     /// When the request was sent and the response arrived (seconds since 1970).
     public var requestTime: Double
     /// When the response was complete.

@@ -88,6 +88,4 @@ public struct ImageResponse: Sendable {
     public var image: DecodedImage?
     /// The re-encoded image and its format, if `encoding` was asked for.
     public var encoded: (bytes: [UInt8], format: ImageEncodeFormat)?
-    /// Whether `encoded` came from a kept variant rather than being made now.
-    public var encodedFromCache = false
 }
