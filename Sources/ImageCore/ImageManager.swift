@@ -27,6 +27,10 @@ public final class ImageManager: Sendable {
         public var cookieJar: String?
         /// Where `--verbose` events go.
         public var events = EventLog.silent
+        /// Whether a cache this process can read but not write is still
+        /// used (as `fetch` does): hits are served, downloads go to a private
+        /// scratch directory and are not stored. Otherwise opening it fails.
+        public var allowsReadOnlyCache = false
 
         /// A configuration for a cache in `directory`.
         public init(directory: CacheDirectory) {
@@ -67,12 +71,26 @@ public final class ImageManager: Sendable {
     private let crossProcessLocks = Mutex<DownloadLocks?>(nil)
     /// Revalidations started under `stale-while-revalidate`.
     private let backgroundWork = Mutex<[Task<Void, Never>]>([])
+    /// Why downloads are not stored: the cache is not writable (see
+    /// `Configuration.allowsReadOnlyCache`); nil for a writable cache.
+    public let readOnlyReason: ImageCoreError?
+    /// Where downloads are written: the cache's tmp/, or a private scratch
+    /// directory when the cache is read-only.
+    private let downloadDirectory: String
 
     /// A manager over `configuration.directory`, created if missing. The
     /// network stack is set up only when the first download needs it, unless
     /// `loader` supplies one.
     public init(configuration: Configuration, decoder: any ImageDecoding, loader: (any DataLoading)? = nil) throws {
-        try configuration.directory.prepare()
+        if let reason = configuration.directory.readOnlyReason() {
+            guard configuration.allowsReadOnlyCache else { throw ImageCoreError(.cacheIO, "not writable: \(reason)") }
+            readOnlyReason = ImageCoreError(.cacheIO, "written, but not cached: the cache is not writable (\(reason))")
+            downloadDirectory = try POSIXFile.makeScratchDirectory()
+        } else {
+            try configuration.directory.prepare()
+            readOnlyReason = nil
+            downloadDirectory = configuration.directory.temporary
+        }
         self.configuration = configuration
         self.decoder = decoder
         self.loader = Mutex(loader)
@@ -88,8 +106,13 @@ public final class ImageManager: Sendable {
     }
 
     /// Loads one image. Throws `ImageCoreError`.
-    public func load(_ request: ImageRequest) async throws -> ImageResponse {
-        let key = key(for: request.url)
+    public func load(_ asked: ImageRequest) async throws -> ImageResponse {
+        var request = asked
+        if readOnlyReason != nil { request.storesToDisk = false }
+        return try await load(request, key: key(for: request.url))
+    }
+
+    private func load(_ request: ImageRequest, key: CacheKey) async throws -> ImageResponse {
         if !request.refresh, let remembered = memory.value(for: key.string) {
             statistics.add(.memoryHits)
             events.emit("served from memory: \(request.url)")
@@ -181,6 +204,10 @@ public final class ImageManager: Sendable {
     public func finish() async throws {
         for task in backgroundWork.withLock({ $0 }) { await task.value }
         (loader.withLock { $0 } as? Downloader)?.close()
+        guard readOnlyReason == nil else {
+            try? POSIXFile.removeTree(downloadDirectory)
+            return
+        }
         if storedEntries.load(ordering: .relaxed) > 0 { trimToMaxSize() }
         try statistics.flush(to: configuration.directory)
     }
@@ -276,7 +303,7 @@ public final class ImageManager: Sendable {
         }
         defer { if locked { locks?.unlock(key.hash) } }
         var download = request.download
-        download.resumableBodyPath = "\(configuration.directory.temporary)/\(key.hash).partial"
+        if readOnlyReason == nil { download.resumableBodyPath = "\(downloadDirectory)/\(key.hash).partial" }
         if let entry = stale?.entry {
             if let etag = entry.etag { download.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let modified = entry.lastModified {
@@ -357,7 +384,7 @@ public final class ImageManager: Sendable {
     /// The cross-process download locks, opened on first use (a warm hit never opens them).
     private func downloadLocks() -> DownloadLocks? {
         crossProcessLocks.withLock { locks in
-            if locks == nil { locks = DownloadLocks(directory: configuration.directory.root) }
+            if locks == nil && readOnlyReason == nil { locks = DownloadLocks(directory: configuration.directory.root) }
             return locks
         }
     }
@@ -366,7 +393,7 @@ public final class ImageManager: Sendable {
     private func network() throws -> any DataLoading {
         try loader.withLock { loader in
             if let loader { return loader }
-            var settings = Downloader.Configuration(temporaryDirectory: configuration.directory.temporary)
+            var settings = Downloader.Configuration(temporaryDirectory: downloadDirectory)
             settings.maxConcurrentDownloads = configuration.maxConcurrentDownloads
             settings.maxConnectionsPerHost = configuration.maxConnectionsPerHost
             settings.order = configuration.order

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The layout of a cache directory, shared by every process that uses it:
 ///
 ///     imgcache.conf                    settings all processes agree on
@@ -56,6 +60,19 @@ public struct CacheDirectory: Sendable, Equatable {
             let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks an imgcache cache directory.\n"
             try? POSIXFile.writeAtomically(Array(text.utf8), to: tag, temporaryDirectory: temporary)
         }
+    }
+
+    /// Why this process can read the cache but not write it (a read-only
+    /// mount, another user's directory), as "path: cause"; nil if it can
+    /// write it, or cannot read it either (then `prepare()` says why).
+    public func readOnlyReason() -> String? {
+        var info = stat()
+        guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(root, R_OK | X_OK) == 0 else {
+            return nil
+        }
+        let probe = POSIXFile.status(temporary) == nil ? root : temporary
+        guard access(probe, W_OK) != 0, [EROFS, EACCES, EPERM].contains(errno) else { return nil }
+        return "\(probe): \(systemErrorMessage(errno))"
     }
 
     /// The default location: `$IMGCACHE_DIR`, else `$XDG_CACHE_HOME/imgcache`

@@ -70,6 +70,17 @@ enum POSIXFile {
         return (fd, path)
     }
 
+    /// Creates a private directory (mode 0700) under `$TMPDIR`, else /tmp;
+    /// returns its path. For downloads that a read-only cache cannot take.
+    static func makeScratchDirectory() throws -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array("\(base)/imgcache-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard made != nil else { throw ImageCoreError.cacheIO("cannot create directory", path: path, errno: errno) }
+        return path
+    }
+
     /// Writes all of `bytes`, retrying short writes and EINTR.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         try bytes.withUnsafeBytes { buffer in

@@ -10,8 +10,9 @@ import ImageCore
 enum CacheSession {
     /// A manager for the cache the global options name. A cache that cannot
     /// be opened (unwritable, unreadable settings) is reported in one line
-    /// and ends the command with exit status 8.
-    static func open(_ global: GlobalOptions, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
+    /// and ends the command with exit status 8. With `readOnly`, a cache
+    /// that can be read but not written is used without storing (`fetch`).
+    static func open(_ global: GlobalOptions, readOnly: Bool = false, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
                      concurrency: Int = 6, maxPerHost: Int = 6, order: Downloader.Order = .fifo,
                      memoryLimit: Int? = nil, appliesOrientation: Bool = true,
                      limits: DecodingLimits = .default) throws -> ImageManager {
@@ -19,7 +20,7 @@ enum CacheSession {
         signal(SIGXFSZ, SIG_IGN)
         let directory = global.resolvedCacheDirectory
         do {
-            return try makeManager(directory, global: global, keyPolicy: keyPolicy, cookieJar: cookieJar,
+            return try makeManager(directory, global: global, readOnly: readOnly, keyPolicy: keyPolicy, cookieJar: cookieJar,
                                    concurrency: concurrency, maxPerHost: maxPerHost, order: order,
                                    memoryLimit: memoryLimit, appliesOrientation: appliesOrientation, limits: limits)
         } catch let error as ImageCoreError {
@@ -28,7 +29,7 @@ enum CacheSession {
         }
     }
 
-    private static func makeManager(_ directory: CacheDirectory, global: GlobalOptions, keyPolicy: CacheKeyPolicy,
+    private static func makeManager(_ directory: CacheDirectory, global: GlobalOptions, readOnly: Bool, keyPolicy: CacheKeyPolicy,
                                     cookieJar: String?, concurrency: Int, maxPerHost: Int, order: Downloader.Order,
                                     memoryLimit: Int?, appliesOrientation: Bool,
                                     limits: DecodingLimits) throws -> ImageManager {
@@ -42,6 +43,7 @@ enum CacheSession {
         configuration.order = order
         configuration.events = global.events
         configuration.limits = limits
+        configuration.allowsReadOnlyCache = readOnly
         return try ImageManager(configuration: configuration, decoder: ImageDecoder(limits: configuration.limits, appliesOrientation: appliesOrientation))
     }
 }

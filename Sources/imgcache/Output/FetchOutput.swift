@@ -64,6 +64,10 @@ struct FetchOutput {
             let record = JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome, durationMs: durationMs)
             StandardStreams.print(record.text)
         }
+        if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason {
+            // The image was written; the cache could not keep it.
+            outcome = .failure(unstored)
+        }
         guard case .failure(let error) = outcome else { return nil }
         progress?.clear()
         StandardStreams.printError("imgcache: \(url): \(error.message)")

@@ -72,7 +72,7 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
+            let manager = try CacheSession.open(global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
                                                 maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
                                                 limits: download.limits)
             SignalTrap.install { manager.cancelAll() }
