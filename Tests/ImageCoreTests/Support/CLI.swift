@@ -22,10 +22,10 @@ enum CLI {
         return root.appendingPathComponent(".build/debug/imgcache")
     }()
 
-    /// Runs `imgcache arguments...` with the cache in `cacheDir`, feeding
-    /// `stdin`; kills it after `timeout` seconds.
+    /// Runs `imgcache arguments...` (or another `executable`) with the cache
+    /// in `cacheDir`, feeding `stdin`; kills it after `timeout` seconds.
     static func run(_ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
-                    timeout: Double = 60) throws -> Result {
+                    timeout: Double = 60, executable: URL = executable) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -23,6 +23,9 @@ final class TestHTTPServer: Sendable {
         case stall(seconds: Double)
         /// Headers with the full Content-Length, then `afterBytes` bytes, then close.
         case closeEarly([UInt8], afterBytes: Int)
+        /// Headers with the full Content-Length, then `afterBytes` bytes,
+        /// then nothing for `seconds`.
+        case stallMidBody([UInt8], afterBytes: Int, seconds: Double)
         /// Declares `declared` bytes, sends the body, closes.
         case wrongContentLength([UInt8], declared: Int)
         /// Transfer-Encoding: chunked.
@@ -216,6 +219,10 @@ final class TestHTTPServer: Sendable {
             return false
         case .closeEarly(let bytes, let count):
             _ = send(client, head(200, [:], length: bytes.count) + Array(bytes.prefix(count)))
+            return false
+        case .stallMidBody(let bytes, let count, let seconds):
+            _ = send(client, head(200, [:], length: bytes.count) + Array(bytes.prefix(count)))
+            pause(seconds)
             return false
         case .wrongContentLength(let bytes, let declared):
             _ = send(client, head(200, [:], length: declared) + bytes)
