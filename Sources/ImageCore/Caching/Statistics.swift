@@ -69,7 +69,9 @@ public final class Statistics: Sendable {
         return totals
     }
 
-    private static func parse(_ bytes: [UInt8]) -> [Counter: Int] {
+    /// Counts in a shard's text; lines that do not parse are skipped. Internal
+    /// (not private) so the fuzz target reaches it through `@testable import`.
+    static func parse(_ bytes: [UInt8]) -> [Counter: Int] {
         var result: [Counter: Int] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: " ")

@@ -104,6 +104,10 @@ import Testing
         Case(name: "endless chunked body", response: .chunked(png + [UInt8](repeating: 0, count: 40_000_000), chunkSize: 65_536),
              status: 5, extraArguments: ["--max-bytes", "1M"]),
         Case(name: "huge headers", response: .ok(png, headers: ["X-Filler": String(repeating: "a", count: 300_000)]), status: 3),
+        Case(name: "redirect loop", response: .redirect(to: "/x.png"), status: 4),
+        Case(name: "redirect to file://", response: .redirect(to: "file:///etc/passwd"), status: 4),
+        Case(name: "redirect to ftp://", response: .redirect(to: "ftp://127.0.0.1/x.png"), status: 4),
+        Case(name: "500 on every try", response: .status(500), status: 4, extraArguments: ["--retries", "2"]),
     ]
 
     @Test(arguments: cases) func endsInTimeWithBoundedMemory(_ hostile: Case) throws {
