@@ -16,7 +16,7 @@ DEB_PACKAGES = libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libgif-dev libw
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine
 JPEG_DEV = $(shell if apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then echo libjpeg62-turbo-dev; else echo libjpeg-turbo8-dev; fi)
 
-.PHONY: all deps build test demo bench stress sanitize man lint install uninstall clean
+.PHONY: all deps build test demo bench stress fuzz sanitize man lint install uninstall clean
 
 all: build
 
@@ -57,10 +57,21 @@ sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
 	$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
 
-# The long crash-safety run: 200 SIGKILLs of prefetch and clean.
+# The long reliability run (issue #6): 200 SIGKILLs of prefetch and 100 of
+# clean, a 3-minute soak of 8 processes and a cleaner, disk full, read-only
+# caches, damaged entries, hostile servers, then every fuzz target; prints
+# one table. KILL_ROUNDS, SOAK_SECONDS and FUZZ_SECONDS override.
+KILL_ROUNDS ?= 200
+SOAK_SECONDS ?= 180
+FUZZ_SECONDS ?= 120
+
 stress: deps
-	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	IMGCACHE_KILL_ROUNDS=200 $(SWIFT) test --skip-build --filter CrashSafetyTests $(SWIFTFLAGS)
+	KILL_ROUNDS=$(KILL_ROUNDS) SOAK_SECONDS=$(SOAK_SECONDS) FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash scripts/stress.sh
+
+# libFuzzer (with AddressSanitizer) on the sniffer and decoders, the entry
+# record parser and the argument parsers; see Fuzz/README.md.
+fuzz: deps
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 man: deps
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 \

@@ -62,7 +62,9 @@ import Testing
         let cache = try TemporaryDirectory()
         server.route("/x.png", .ok(Fixtures.tinyPNG))
         let url = server.url("/x.png")
-        let bytesPath = String(try CLI.run(["fetch", "--path", url], cacheDir: cache.path).stdoutText.dropLast())
+        let stored = try CLI.run(["fetch", "--path", url], cacheDir: cache.path)
+        try #require(stored.status == 0, "\(stored.stderr)")
+        let bytesPath = String(stored.stdoutText.dropLast())
         let shard = (bytesPath as NSString).deletingLastPathComponent
         let hash = CacheKey(url).hash
         let strays = ["\(shard)/\(hash).0000000000000000.png", "\(shard)/notes.txt", "\(cache.path)/entries/zz",
@@ -71,7 +73,8 @@ import Testing
         let old = Date().addingTimeInterval(-3 * 86_400)
         for stray in strays { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: stray) }
 
-        #expect(try CLI.run(["fetch", "--offline", url], cacheDir: cache.path).stdout == Fixtures.tinyPNG)
+        let served = try CLI.run(["fetch", "--offline", "-v", url], cacheDir: cache.path)
+        #expect(served.stdout == Fixtures.tinyPNG, "\(served.stderr)")
         let other = try CLI.run(["fetch", "--offline", url + "?other"], cacheDir: cache.path)
         #expect(other.status == 7 && other.stdout.isEmpty, "a stray record was served: \(other.stderr)")
         let clean = try CLI.run(["clean", "--json"], cacheDir: cache.path)
