@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// libFuzzer targets for ImageCore, kept out of the root package so its
+/// `swift build` and `swift test` never see executables without a `main`.
+/// Build only through `scripts/fuzz.sh`, which adds `-sanitize=fuzzer,address`
+/// (libFuzzer supplies `main`) and a debug configuration (`-enable-testing`,
+/// so `@testable import ImageCore` reaches the internal decoders and parsers).
+let package = Package(
+    name: "ImageCoreFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        .target(name: "CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", .product(name: "ImageCore", package: "main")]),
+    ] + ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzCacheRecord", "FuzzArguments"].map { name in
+        .executableTarget(name: name, dependencies: ["FuzzSupport"])
+    },
+    swiftLanguageModes: [.v6]
+)
