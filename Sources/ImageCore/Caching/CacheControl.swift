@@ -21,7 +21,9 @@ public struct CacheControl: Sendable, Equatable {
         guard let header else { return }
         for part in header.split(separator: ",") {
             let pair = part.split(separator: "=", maxSplits: 1)
-            let name = pair[0].trimmingSpaces().lowercased()
+            // A bare "=" splits into nothing: no directive (found by fuzzing).
+            guard let first = pair.first else { continue }
+            let name = first.trimmingSpaces().lowercased()
             let seconds = pair.count == 2 ? Double(pair[1].trimmingSpaces().filter { $0 != "\"" }).map { max(0, $0) } : nil
             switch name {
             case "max-age": maxAge = maxAge ?? seconds

@@ -29,8 +29,11 @@ struct GIFCompositor {
     mutating func draw(_ indices: [UInt8], left: Int, top: Int, width frameWidth: Int, height frameHeight: Int,
                        palette: [(UInt8, UInt8, UInt8)], control: Control) {
         let previous = control.disposal == 3 ? canvas : nil
-        let xRange = max(0, left)..<min(width, left + frameWidth)
-        let yRange = max(0, top)..<min(height, top + frameHeight)
+        // A frame may lie partly or wholly outside the canvas (its ranges are
+        // then empty); max(0, left)..<min(width, ...) trapped for left > width.
+        let xStart = min(width, max(0, left)), yStart = min(height, max(0, top))
+        let xRange = xStart..<max(xStart, min(width, left + frameWidth))
+        let yRange = yStart..<max(yStart, min(height, top + frameHeight))
         canvas.withUnsafeMutableBufferPointer { canvas in
             for y in yRange {
                 let row = (y - top) * frameWidth

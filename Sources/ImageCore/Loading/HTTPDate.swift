@@ -17,13 +17,16 @@ public enum HTTPDate {
         }
         guard let day, let month, let year, let time else { return nil }
         let clock = time.split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (1...31).contains(day), clock[0] < 24, clock[1] < 60, clock[2] < 61 else { return nil }
+        // Four-digit years only: a larger one overflowed the day count (found by fuzzing).
+        guard clock.count == 3, (1...31).contains(day), (1...9999).contains(year), clock[0] < 24, clock[1] < 60,
+              clock[2] < 61 else { return nil }
         return Double(daysSinceEpoch(year: year, month: month + 1, day: day) * 86400
             + clock[0] * 3600 + clock[1] * 60 + clock[2])
     }
 
     /// Formats seconds since 1970 as an IMF-fixdate.
     public static func format(_ seconds: Double) -> String {
+        let seconds = clamped(seconds)
         let (date, secondsOfDay) = civil(seconds)
         let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
         let days = Int((seconds / 86400).rounded(.down))
@@ -41,8 +44,15 @@ public enum HTTPDate {
 
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
 
+    /// `seconds` within years 0…9999. A deadline can be absurd (`max-age=1e300`
+    /// or `inf` is stored as is) and must print as a far date, not trap
+    /// converting to Int (found by fuzzing).
+    private static func clamped(_ seconds: Double) -> Double {
+        seconds.isNaN ? 0 : min(max(seconds, -62_167_219_200), 253_402_300_799)
+    }
+
     private static func civil(_ seconds: Double) -> ((year: Int, month: Int, day: Int), Int) {
-        let whole = Int(seconds.rounded(.down))
+        let whole = Int(clamped(seconds).rounded(.down))
         let days = Int((Double(whole) / 86400).rounded(.down))
         return (civilFromDays(days), whole - days * 86400)
     }
