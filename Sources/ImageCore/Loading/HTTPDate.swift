@@ -17,7 +17,7 @@ public enum HTTPDate {
         }
         guard let day, let month, let year, let time else { return nil }
         let clock = time.split(separator: ":").compactMap { Int($0) }
-        // Four-digit years only: a larger one overflowed the day count (found by fuzzing).
+        // Four-digit years only: a larger one overflowed the day count.
         guard clock.count == 3, (1...31).contains(day), (1...9999).contains(year), clock[0] < 24, clock[1] < 60,
               clock[2] < 61 else { return nil }
         return Double(daysSinceEpoch(year: year, month: month + 1, day: day) * 86400
@@ -46,7 +46,7 @@ public enum HTTPDate {
 
     /// `seconds` within years 0…9999. A deadline can be absurd (`max-age=1e300`
     /// or `inf` is stored as is) and must print as a far date, not trap
-    /// converting to Int (found by fuzzing).
+    /// converting to Int.
     private static func clamped(_ seconds: Double) -> Double {
         seconds.isNaN ? 0 : min(max(seconds, -62_167_219_200), 253_402_300_799)
     }

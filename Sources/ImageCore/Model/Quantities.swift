@@ -66,8 +66,8 @@ public enum Quantities {
 
     /// "7d", "12h", "90s"-style text: the largest unit up to days that divides evenly.
     public static func formatDuration(_ seconds: Double) -> String {
-        // Not Int(seconds): "max-age = 1e300" in imgcache.conf is a valid
-        // duration past Int's range, and `stat` prints it (found by fuzzing).
+        // Not Int(seconds): "max-age = 100000000000000000000" in imgcache.conf
+        // is a valid duration past Int's range, and `stat` prints it.
         guard let whole = Int(exactly: seconds) else { return "\(seconds)s" }
         for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
             return "\(whole / size)\(unit)"
