@@ -8,7 +8,9 @@ extension IMGCacheCommand {
             discussion: """
                 Each URL is looked up in memory, then in the disk cache, then on the network. \
                 Output follows the order of the URLs. By default the original bytes are written; \
-                if stdout is a terminal a one-line summary is printed instead.
+                if stdout is a terminal a one-line summary is printed instead. With a cache that cannot be \
+                written (read-only), hits are served and downloads are still written, but reported as not \
+                cached (exit 8).
                 """)
 
         @OptionGroup var global: GlobalOptions

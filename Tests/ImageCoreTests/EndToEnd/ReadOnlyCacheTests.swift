@@ -24,6 +24,7 @@ struct ReadOnlyCacheTests {
             "$IMGCACHE" fetch --offline "$NEW" > /dev/null 2>&1; echo "offline=$?"
             echo "$NEW" | "$IMGCACHE" prefetch 2>"$OUT/prefetch.err"; echo "prefetch=$?"
             "$IMGCACHE" clean --max-age 1s > /dev/null 2>"$OUT/clean.err"; echo "clean=$?"
+            "$IMGCACHE" purge "$HIT" 2>"$OUT/purge.err"; echo "purge=$?"
             "$IMGCACHE" stat -q "$HIT"; echo "stat=$?"
             """, environment: ["CACHE": cache.path, "OUT": out.path, "TMPDIR": scratch.path, "IMGCACHE_DIR": cache.path,
                                "HIT": server.url("/cached.png"), "NEW": server.url("/fresh.png")])
@@ -46,11 +47,13 @@ struct ReadOnlyCacheTests {
         #expect(errors("prefetch") == "imgcache: cache \(cache.path): not writable: \(cache.path)/tmp: Read-only file system\n")
         #expect(values["clean"] == "8", "\(errors("clean"))")
         #expect(errors("clean").filter { $0 == "\n" }.count == 1)
+        #expect(values["purge"] == "8", "\(errors("purge"))")
+        #expect(errors("purge").filter { $0 == "\n" }.count == 1, "\(errors("purge"))")
         #expect(values["stat"] == "0")
         // The private download directory is gone, and nothing was stored.
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
         #expect(try CLI.run(["stat", "-q", server.url("/fresh.png")], cacheDir: cache.path).status == 7)
         StressReport.record("Read-only cache", how: "ReadOnlyCacheTests: read-only bind mount",
-                            outcome: "hit exit 0; miss streamed whole, exit 8, one line; prefetch and clean exit 8; nothing stored")
+                            outcome: "hit exit 0; miss streamed whole, exit 8, one line; prefetch, clean and purge exit 8; nothing stored")
     }
 }
