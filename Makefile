@@ -50,12 +50,16 @@ bench: build
 	fi
 	@bash scripts/bench.sh "$(BUILD_DIR)/imgcache"
 
-# AddressSanitizer over every test (the end-to-end tests run the instrumented
-# binary). ThreadSanitizer is not run: it reports false races on
-# Synchronization.Mutex on Linux (scripts/tsan-repro/MutexRace.swift).
+# AddressSanitizer, then ThreadSanitizer, over every test (the end-to-end
+# tests run the instrumented binary). TSan cannot see Synchronization.Mutex's
+# futex (scripts/tsan-repro/MutexRace.swift), so its build defines
+# THREAD_SANITIZER and locks with pthread mutexes (PThreadMutex).
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
 	$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
+	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DTHREAD_SANITIZER --build-path .build/tsan
+	IMGCACHE_TEST_SANITIZER=thread TSAN_OPTIONS=halt_on_error=1 \
+		$(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
 
 # The long reliability run (issue #6): 200 SIGKILLs of prefetch and 100 of
 # clean, a 3-minute soak of 8 processes and a cleaner, disk full, read-only

@@ -1,7 +1,7 @@
 // ThreadSanitizer reports races on this correct program on Linux (Swift 6.3.1):
 // Synchronization.Mutex locks with raw futex calls TSan cannot see. `make sanitize`
-// therefore runs AddressSanitizer only; run this with `swiftc -sanitize=thread` to check
-// whether a newer toolchain has fixed it.
+// therefore builds with -DTHREAD_SANITIZER, which swaps in PThreadMutex; run this with
+// `swiftc -sanitize=thread` to check whether a newer toolchain has fixed it.
 import Synchronization
 import Glibc
 final class Box: Sendable { let m = Mutex<[Int]>([]) }

@@ -30,7 +30,9 @@ import Testing
         return (process.terminationStatus, text)
     }
 
-    @Test func aFileSizeLimitIsACacheErrorAndLeavesNothingPartial() throws {
+    /// (Not under ThreadSanitizer, whose runtime dies of SIGBUS when `ulimit -f` is set.)
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] == "thread", "TSan's runtime dies under ulimit -f"))
+    func aFileSizeLimitIsACacheErrorAndLeavesNothingPartial() throws {
         let large = Fixtures.tinyPNG + [UInt8](repeating: 9, count: 400_000)
         server.route("/large.png", .ok(large))
         server.route("/small.png", .ok(Fixtures.tinyPNG))

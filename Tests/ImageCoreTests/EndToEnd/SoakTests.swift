@@ -118,7 +118,7 @@ import Testing
         let seen = tally.withLock { $0 }
         #expect(seen.badStatuses.isEmpty, "\(seen.badStatuses.prefix(5))")
         #expect(seen.corruptReads.isEmpty, "\(seen.corruptReads.prefix(5))")
-        #expect(seen.cleans >= Int(seconds) / 2)
+        #expect(seen.cleans >= 2, "the cleaner ran \(seen.cleans) time(s)")
         #expect(seen.worstLeftRatio <= 1.1, "stat saw \(seen.worstLeftRatio) × the limit after a clean, less new downloads")
 
         // Counters: every response the server sent is one download; every eviction a clean reported is counted.

@@ -37,10 +37,16 @@ extension Fixtures {
         try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
     }
 
-    /// Every fixture image, in name order.
+    /// Every fixture image, in name order (subdirectories, such as the fuzz
+    /// regressions, are not fixtures).
     static func all() throws -> [File] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .filter { !$0.contains(".truth.") && !$0.hasSuffix(".sh") }
+            .filter { name in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                    && !isDirectory.boolValue
+            }
         return try names.map { name in
             let bytes = try Self.bytes(name)
             let stem = name.split(separator: ".").dropLast().joined(separator: ".")

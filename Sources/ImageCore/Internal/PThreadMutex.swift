@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A lock with `Synchronization.Mutex`'s interface over a pthread mutex.
+///
+/// Why it exists: ThreadSanitizer cannot see the raw futex calls inside
+/// `Synchronization.Mutex` on Linux and reports races on correct code
+/// (`scripts/tsan-repro/MutexRace.swift`). Builds for `make sanitize`
+/// define `THREAD_SANITIZER`, and each module then aliases `Mutex` to this
+/// type (see its `Internal/SanitizerLocks.swift`), whose pthread calls TSan
+/// intercepts. Ordinary builds use `Synchronization.Mutex`.
+public final class PThreadMutex<Value>: @unchecked Sendable {
+    // Why unchecked: `value` is only touched between lock and unlock.
+    private var value: Value
+    private let lock: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// A lock guarding `initialValue`.
+    public init(_ initialValue: sending Value) {
+        value = initialValue
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(lock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return try body(&value)
+    }
+}
