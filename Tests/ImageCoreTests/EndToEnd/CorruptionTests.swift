@@ -35,13 +35,16 @@ import Testing
         let image = Fixtures.tinyPNG + (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         server.route("/x.png", .ok(image))
         let url = server.url("/x.png")
-        let bytesPath = String(try CLI.run(["fetch", "--path", url], cacheDir: cache.path).stdoutText.dropLast())
+        let stored = try CLI.run(["fetch", "--path", url], cacheDir: cache.path)
+        try #require(stored.status == 0, "\(stored.stderr)")
+        let bytesPath = String(stored.stdoutText.dropLast())
         let recordPath = CacheDirectory(root: cache.path).metadataPath(CacheKey(url).hash)
         try damage.apply(bytesPath: bytesPath, recordPath: recordPath)
 
         let result = try CLI.run(["fetch", "-v", url], cacheDir: cache.path)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == image, "damaged bytes were served")
+        let servedWhole = result.stdout == image
+        #expect(servedWhole, "not the server's bytes (exit \(result.status)): \(result.stderr)")
         #expect(server.requestCount(for: "/x.png") == 2, "not refetched")
         // Bytes gone entirely look like a replace racing this read: a miss, not damage.
         if damage != .missingBytes {
@@ -51,9 +54,10 @@ import Testing
             #expect((summary["counters"] as? [String: Int])?["corrupt_entries"] == 1, "\(summary)")
         }
         // The refetched entry is whole again.
-        #expect(try CLI.run(["fetch", "--offline", url], cacheDir: cache.path).stdout == image)
+        let refetched = try CLI.run(["fetch", "--offline", url], cacheDir: cache.path).stdout == image
+        #expect(refetched)
         StressReport.record("Damaged entry: \(damage.rawValue)", how: "CorruptionTests",
-                            outcome: result.stdout == image ? "not served; \(damage == .missingBytes ? "a miss" : "reported with -v, counted"), refetched"
+                            outcome: servedWhole ? "not served; \(damage == .missingBytes ? "a miss" : "reported with -v, counted"), refetched"
                                 : "SERVED DAMAGED BYTES")
     }
 

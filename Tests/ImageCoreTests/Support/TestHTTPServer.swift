@@ -62,9 +62,17 @@ final class TestHTTPServer: Sendable {
         var peakActiveRequests = 0
         var openSockets: Set<Int32> = []
         var stopped = false
+        var listenerOpen = true
     }
 
-    private let state = Mutex(State())
+    /// The state, in a box the accept loop holds too: sockets are shut down
+    /// and closed only under its lock, so `stop()` can never shut down a
+    /// descriptor number that was closed and reused by another test's socket.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let shared = Shared()
     private let listener: Int32
     /// The port the server listens on.
     let port: Int
@@ -90,7 +98,7 @@ final class TestHTTPServer: Sendable {
         }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        Thread.detachNewThread { [weak self, fd] in Self.acceptLoop(fd) { self } }
+        Thread.detachNewThread { [weak self, fd, shared] in Self.acceptLoop(fd, shared) { self } }
     }
 
     deinit {
@@ -102,12 +110,12 @@ final class TestHTTPServer: Sendable {
 
     /// Answers `path` (without query) with a fixed response.
     func route(_ path: String, _ response: Response) {
-        state.withLock { $0.routes[path] = { _ in response } }
+        shared.state.withLock { $0.routes[path] = { _ in response } }
     }
 
     /// Answers `path` with whatever `handler` decides per request.
     func route(_ path: String, handler: @escaping @Sendable (Request) -> Response) {
-        state.withLock { $0.routes[path] = handler }
+        shared.state.withLock { $0.routes[path] = handler }
     }
 
     /// Answers `path` with `responses` in turn, the last one from then on
@@ -124,36 +132,40 @@ final class TestHTTPServer: Sendable {
     }
 
     /// Every request received, in order.
-    var requests: [Request] { state.withLock { $0.requests } }
+    var requests: [Request] { shared.state.withLock { $0.requests } }
     /// Number of requests received.
-    var requestCount: Int { state.withLock { $0.requests.count } }
+    var requestCount: Int { shared.state.withLock { $0.requests.count } }
     /// The most requests that were being answered at the same moment.
-    var peakConcurrentRequests: Int { state.withLock { $0.peakActiveRequests } }
+    var peakConcurrentRequests: Int { shared.state.withLock { $0.peakActiveRequests } }
     /// Number of TCP connections accepted.
-    var connectionCount: Int { state.withLock { $0.connections } }
+    var connectionCount: Int { shared.state.withLock { $0.connections } }
 
     /// Requests received for `path` (query ignored).
     func requestCount(for path: String) -> Int {
-        state.withLock { $0.requests.filter { Self.stripQuery($0.path) == path }.count }
+        shared.state.withLock { $0.requests.filter { Self.stripQuery($0.path) == path }.count }
     }
 
     /// Closes the listener and every connection; threads end promptly.
     func stop() {
-        let sockets = state.withLock { state -> Set<Int32> in
-            guard !state.stopped else { return [] }
+        shared.state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            return state.openSockets
+            for socket in state.openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
+            if state.listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
         }
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
-        shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    private var isStopped: Bool { state.withLock { $0.stopped } }
+    private var isStopped: Bool { shared.state.withLock { $0.stopped } }
 
     /// Accepts connections while the server exists and is not stopped. It
     /// holds the server weakly, so a test that drops it ends the loop.
-    private static func acceptLoop(_ listener: Int32, _ server: () -> TestHTTPServer?) {
-        defer { close(listener) }
+    private static func acceptLoop(_ listener: Int32, _ shared: Shared, _ server: () -> TestHTTPServer?) {
+        defer {
+            shared.state.withLock { state in
+                state.listenerOpen = false
+                close(listener)
+            }
+        }
         while let current = server(), !current.isStopped {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
@@ -164,7 +176,7 @@ final class TestHTTPServer: Sendable {
     }
 
     private func startConnection(_ client: Int32) {
-        let accepted = state.withLock { state -> Bool in
+        let accepted = shared.state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             state.connections += 1
             state.openSockets.insert(client)
@@ -176,8 +188,10 @@ final class TestHTTPServer: Sendable {
         }
         Thread.detachNewThread { [self] in
             serve(client)
-            _ = state.withLock { $0.openSockets.remove(client) }
-            close(client)
+            shared.state.withLock { state in
+                state.openSockets.remove(client)
+                close(client)
+            }
         }
     }
 
@@ -186,7 +200,7 @@ final class TestHTTPServer: Sendable {
         var buffer: [UInt8] = []
         while !isStopped {
             guard let request = readRequest(client, &buffer) else { return }
-            let handler = state.withLock { state in
+            let handler = shared.state.withLock { state in
                 state.requests.append(request)
                 state.activeRequests += 1
                 state.peakActiveRequests = max(state.peakActiveRequests, state.activeRequests)
@@ -194,7 +208,7 @@ final class TestHTTPServer: Sendable {
             }
             let response = handler?(request) ?? .status(404, body: Array("not found".utf8))
             let reusable = respond(client, request, response)
-            state.withLock { $0.activeRequests -= 1 }
+            shared.state.withLock { $0.activeRequests -= 1 }
             guard reusable else { return }
             if request.header("Connection")?.lowercased() == "close" { return }
         }
