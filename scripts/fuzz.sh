@@ -63,7 +63,7 @@ for target in "${targets[@]}"; do
     echo "== $target: ${seconds}s, log $log"
     before=$(find "$results" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
     "$scratch/debug/$target" "$corpus" "$root/Fuzz/corpus/$target" "$extra" \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
         -artifact_prefix="$results/" >"$log" 2>&1
     code=$?
     after=$(find "$results" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)

@@ -118,7 +118,10 @@ extension CacheEntry {
         guard lines.first == Substring(Self.magic) else { return nil }
         lines.removeFirst()
         for line in lines {
-            guard let space = line.firstIndex(of: " ") else { return nil }
+            // The writer drops newline characters ("\r", U+2028) from values, so a
+            // line holding one was not written by it; rewriting such a record
+            // changed its values or made it unreadable (found by fuzzing).
+            guard let space = line.firstIndex(of: " "), !line.contains(where: \.isNewline) else { return nil }
             let (name, value) = (line[..<space], line[line.index(after: space)...])
             if name == "variant" {
                 let parts = value.split(separator: " ")

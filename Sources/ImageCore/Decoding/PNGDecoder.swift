@@ -18,6 +18,7 @@ struct PNGDecoder {
     /// Header facts only (libpng reports damage itself while decoding).
     /// The corresponding C function is `imgcache_png_read_info` (png_read_info).
     func header(_ bytes: [UInt8]) throws -> ImageInfo {
+        try PNGChunks.checkLengths(bytes)
         var info = imgcache_png_info()
         var error = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { imgcache_png_read_info($0.baseAddress, $0.count, &info, &error) }
