@@ -11,7 +11,8 @@ public enum HTTPDate {
         var day: Int?, month: Int?, year: Int?, time: String?
         if words.count == 6, words[5] == "gmt" {
             (day, month, year, time) = (Int(words[1]), months.firstIndex(of: words[2]), Int(words[3]), words[4])
-            if let y = year, y < 100 { year = y + (y < 70 ? 2000 : 1900) }
+            // Only a two-digit year is RFC 850's; "0019" is the year 19.
+            if let y = year, words[3].count == 2 { year = y + (y < 70 ? 2000 : 1900) }
         } else if words.count == 5 {
             (day, month, year, time) = (Int(words[2]), months.firstIndex(of: words[1]), Int(words[4]), words[3])
         }
@@ -32,7 +33,9 @@ public enum HTTPDate {
         let days = Int((seconds / 86400).rounded(.down))
         let weekday = weekdays[((days % 7) + 7) % 7]
         let month = months[date.month - 1].prefix(1).uppercased() + months[date.month - 1].dropFirst()
-        return "\(weekday), \(pad(date.day)) \(month) \(date.year) \(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
+        // IMF-fixdate's year is four digits: year 19 printed as "19" read back as 2019 (found by fuzzing).
+        let year = String(date.year)
+        return "\(weekday), \(pad(date.day)) \(month) \(String(repeating: "0", count: max(0, 4 - year.count)) + year) \(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
     }
 
     /// Formats seconds since 1970 as ISO 8601 in UTC, e.g. "2026-11-22T10:15:00Z".
