@@ -56,7 +56,7 @@ bench: build
 # THREAD_SANITIZER and locks with pthread mutexes (PThreadMutex).
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
-	$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DTHREAD_SANITIZER --build-path .build/tsan
 	IMGCACHE_TEST_SANITIZER=thread TSAN_OPTIONS=halt_on_error=1 \
 		$(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan

@@ -302,6 +302,14 @@ public final class ImageManager: Sendable {
             locked = locks.tryLock(key.hash)
         }
         defer { if locked { locks?.unlock(key.hash) } }
+        // Another process may have stored it between our lookup and our
+        // taking the lock (it downloads, stores, then unlocks): look again.
+        if locked, stale == nil, request.storesToDisk, !request.refresh, let cached = try disk.lookup(key),
+           CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve {
+            events.emit("downloaded by another process: \(request.url)")
+            statistics.add(.diskHits)
+            return Fetched(info: cached.entry.info, bytes: cached.bytes, stored: cached, source: .disk)
+        }
         var download = request.download
         if readOnlyReason == nil { download.resumableBodyPath = "\(downloadDirectory)/\(key.hash).partial" }
         if let entry = stale?.entry {
