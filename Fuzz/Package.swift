@@ -12,9 +12,16 @@ let package = Package(
     dependencies: [.package(path: "..")],
     targets: [
         .target(name: "CFuzzerDriver"),
-        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", .product(name: "ImageCore", package: "main")]),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", .product(name: "ImageCore", package: rootIdentity)]),
     ] + ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzCacheRecord", "FuzzArguments"].map { name in
         .executableTarget(name: name, dependencies: ["FuzzSupport"])
     },
     swiftLanguageModes: [.v6]
 )
+
+/// A path dependency is named after its directory (lowercased), which is
+/// whatever the checkout is called: read it rather than assume it.
+var rootIdentity: String {
+    let parent = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "main"
+    return parent.lowercased()
+}
