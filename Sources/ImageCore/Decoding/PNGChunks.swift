@@ -7,7 +7,7 @@ enum PNGChunks {
     static func verify(_ bytes: [UInt8]) throws {
         var index = 8  // after the signature
         while index + 12 <= bytes.count {
-            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let length = length(bytes, at: index)
             guard length <= 0x7FFF_FFFF, index + 12 + length <= bytes.count else { break }
             let typeAndData = index + 4..<index + 8 + length
             let stored = bytes[index + 8 + length..<index + 12 + length].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -30,7 +30,7 @@ enum PNGChunks {
     static func checkLengths(_ bytes: [UInt8]) throws {
         var index = 8  // after the signature
         while index + 8 <= bytes.count {
-            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let length = length(bytes, at: index)
             let type = bytes[index + 4..<index + 8]
             if type.elementsEqual("IEND".utf8) || type.elementsEqual("IDAT".utf8) && index + 12 + length > bytes.count { return }
             guard index + 12 + length <= bytes.count else {
@@ -38,6 +38,11 @@ enum PNGChunks {
             }
             index += 12 + length
         }
+    }
+
+    /// The big-endian length field of the chunk starting at `index`.
+    private static func length(_ bytes: [UInt8], at index: Int) -> Int {
+        Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
     }
 
     private static func typeName(_ bytes: ArraySlice<UInt8>) -> String {

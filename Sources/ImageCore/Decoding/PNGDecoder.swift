@@ -8,17 +8,21 @@ struct PNGDecoder {
     let limits: DecodingLimits
 
     /// Header facts, and every chunk's CRC checked up to IEND: what a
-    /// download must pass before it is stored.
+    /// download must pass before it is stored. The chunk walk runs first, so
+    /// libpng never sees a chunk that claims more bytes than the file has.
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
-        let info = try header(bytes)
         try PNGChunks.verify(bytes)
-        return info
+        return try readHeader(bytes)
     }
 
     /// Header facts only (libpng reports damage itself while decoding).
-    /// The corresponding C function is `imgcache_png_read_info` (png_read_info).
     func header(_ bytes: [UInt8]) throws -> ImageInfo {
         try PNGChunks.checkLengths(bytes)
+        return try readHeader(bytes)
+    }
+
+    /// The corresponding C function is `imgcache_png_read_info` (png_read_info).
+    private func readHeader(_ bytes: [UInt8]) throws -> ImageInfo {
         var info = imgcache_png_info()
         var error = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { imgcache_png_read_info($0.baseAddress, $0.count, &info, &error) }
