@@ -295,9 +295,7 @@ public final class ImageManager: Sendable {
             if let cached = try disk.lookup(key),
                case let decision = CachePolicy.decide(cached.entry, for: request, now: WallClock.now()),
                decision == .serve || (decision != .mismatch && !request.refresh && cached.entry.storedAt >= waitStarted - 1) {
-                events.emit("downloaded by another process: \(request.url)")
-                statistics.add(.diskHits)
-                return Fetched(info: cached.entry.info, bytes: cached.bytes, stored: cached, source: .disk)
+                return storedElsewhere(cached, request)
             }
             locked = locks.tryLock(key.hash)
         }
@@ -306,9 +304,7 @@ public final class ImageManager: Sendable {
         // taking the lock (it downloads, stores, then unlocks): look again.
         if locked, stale == nil, request.storesToDisk, !request.refresh, let cached = try disk.lookup(key),
            CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve {
-            events.emit("downloaded by another process: \(request.url)")
-            statistics.add(.diskHits)
-            return Fetched(info: cached.entry.info, bytes: cached.bytes, stored: cached, source: .disk)
+            return storedElsewhere(cached, request)
         }
         var download = request.download
         if readOnlyReason == nil { download.resumableBodyPath = "\(downloadDirectory)/\(key.hash).partial" }
@@ -359,6 +355,13 @@ public final class ImageManager: Sendable {
         }
         events.emit("stored: \(request.url) (\(info.format.rawValue) \(info.width)×\(info.height), \(bytes.count) bytes)")
         return Fetched(info: info, bytes: bytes, stored: stored, source: .downloaded)
+    }
+
+    /// An entry another process downloaded while this one was about to.
+    private func storedElsewhere(_ cached: CachedData, _ request: ImageRequest) -> Fetched {
+        events.emit("downloaded by another process: \(request.url)")
+        statistics.add(.diskHits)
+        return Fetched(info: cached.entry.info, bytes: cached.bytes, stored: cached, source: .disk)
     }
 
     /// Downloads, retrying transient failures (network errors, 408, 429,
