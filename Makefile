@@ -4,6 +4,9 @@
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
+bashcompdir ?= $(prefix)/share/bash-completion/completions
+zshcompdir ?= $(prefix)/share/zsh/site-functions
+fishcompdir ?= $(prefix)/share/fish/vendor_completions.d
 DESTDIR ?=
 
 SWIFT ?= swift
@@ -13,10 +16,12 @@ BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Build dependencies (C libraries) and the reference tools the tests compare against.
 DEB_PACKAGES = libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libgif-dev libwebp-dev pkg-config \
-	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine
-JPEG_DEV = $(shell if apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then echo libjpeg62-turbo-dev; else echo libjpeg-turbo8-dev; fi)
+	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine groff-base mandoc
+# Decided from /etc/os-release, not apt-cache: on a fresh machine apt's lists
+# are empty until the first apt-get update, so every look-up fails.
+JPEG_DEV = $(shell sh scripts/jpeg-dev-package.sh)
 
-.PHONY: all deps build test demo bench stress fuzz sanitize man lint install uninstall clean
+.PHONY: all deps build test man-lint demo bench stress fuzz sanitize man lint install uninstall clean
 
 all: build
 
@@ -32,9 +37,14 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(SWIFTFLAGS)
 
-test: deps
+test: deps man-lint
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+
+# The man page must render with no warning from either formatter.
+man-lint:
+	@out=$$(groff -ww -mandoc -z man/imgcache.1 2>&1); [ -z "$$out" ] || { echo "$$out"; exit 1; }
+	mandoc -T lint -W warning man/imgcache.1
 
 demo: build
 	@sh scripts/demo.sh "$(BUILD_DIR)/imgcache"
@@ -77,20 +87,32 @@ stress: deps
 fuzz: deps
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# generate-manual writes what the argument definitions say; finish-man.py
+# makes it lint-clean and adds man/sections.mdoc (JSON records, exit status,
+# environment, files, examples, see also).
 man: deps
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 \
-		--authors 'imgcache developers' -o man
+		--authors 'imgcache developers' -o .build/man
+	python3 scripts/finish-man.py .build/man/imgcache.1 man/sections.mdoc > man/imgcache.1
+	$(MAKE) man-lint
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
+# Shell completions are generated from the argument definitions by the binary itself.
 install: build
-	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(mandir)/man1"
+	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(mandir)/man1" \
+		"$(DESTDIR)$(bashcompdir)" "$(DESTDIR)$(zshcompdir)" "$(DESTDIR)$(fishcompdir)"
 	install -m 755 "$(BUILD_DIR)/imgcache" "$(DESTDIR)$(bindir)/imgcache"
 	install -m 644 man/imgcache.1 "$(DESTDIR)$(mandir)/man1/imgcache.1"
+	"$(BUILD_DIR)/imgcache" --generate-completion-script bash > "$(DESTDIR)$(bashcompdir)/imgcache"
+	"$(BUILD_DIR)/imgcache" --generate-completion-script zsh > "$(DESTDIR)$(zshcompdir)/_imgcache"
+	"$(BUILD_DIR)/imgcache" --generate-completion-script fish > "$(DESTDIR)$(fishcompdir)/imgcache.fish"
+	chmod 644 "$(DESTDIR)$(bashcompdir)/imgcache" "$(DESTDIR)$(zshcompdir)/_imgcache" "$(DESTDIR)$(fishcompdir)/imgcache.fish"
 
 uninstall:
-	rm -f "$(DESTDIR)$(bindir)/imgcache" "$(DESTDIR)$(mandir)/man1/imgcache.1"
+	rm -f "$(DESTDIR)$(bindir)/imgcache" "$(DESTDIR)$(mandir)/man1/imgcache.1" "$(DESTDIR)$(bashcompdir)/imgcache" \
+		"$(DESTDIR)$(zshcompdir)/_imgcache" "$(DESTDIR)$(fishcompdir)/imgcache.fish"
 
 clean:
 	rm -rf .build

@@ -41,6 +41,14 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
+        // The command line: argument parsing through `parseAsRoot`, and the
+        // built binary against the loopback server. Support/ links to
+        // ImageCoreTests' server and process runner rather than copying them.
+        .testTarget(
+            name: "imgcacheTests",
+            dependencies: ["imgcache", "ImageCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSwift
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

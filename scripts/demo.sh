@@ -31,29 +31,34 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
     sleep 0.2
 done
 export IMGCACHE_DIR="$work/cache"
+# Short command lines: imgcache from the PATH, files relative to the work directory.
+PATH="$(cd "$(dirname imgcache)" && pwd):$PATH"
+cd "$work"
 
 run() { printf '\n$ %s\n' "$*"; "$@" || printf '(exit status %s)\n' "$?"; }
 
 echo "Serving sample images at $base (cache: $IMGCACHE_DIR)"
-run "$IMGCACHE" fetch -v "$base/photo.jpg" -o "$work/out/photo.jpg"
-run "$IMGCACHE" fetch -v "$base/photo.jpg" -o "$work/out/photo.jpg"
-run "$IMGCACHE" fetch --json "$base/photo.jpg" "$base/gradient.png" "$base/anim.gif" "$base/alpha.webp"
-printf '\n$ %s | head -c 60 | od -c | head -3\n' "$IMGCACHE fetch --decode pam $base/gradient.png"
-"$IMGCACHE" fetch --decode pam "$base/gradient.png" | head -c 60 | od -c | head -3
-run "$IMGCACHE" fetch --path "$base/alpha.webp"
-run "$IMGCACHE" fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "$work/out/thumb.jpg"
-run "$IMGCACHE" fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "$work/out/thumb.jpg"
-run "$IMGCACHE" fetch "$base/missing.jpg" -o "$work/out/missing.jpg"
-run "$IMGCACHE" fetch "$base/missing.jpg" -o "$work/out/missing.jpg"
-run "$IMGCACHE" fetch "$base/error-page.jpg" -o "$work/out/error.jpg"
-run "$IMGCACHE" fetch --offline "$base/never-fetched.png" -o "$work/out/x.png"
+run imgcache fetch -v "$base/photo.jpg" -o "out/photo.jpg"
+run imgcache fetch -v "$base/photo.jpg" -o "out/photo.jpg"
+run imgcache fetch --json "$base/photo.jpg" "$base/gradient.png" "$base/anim.gif" "$base/alpha.webp"
+printf '\n$ %s | head -c 60 | od -c | head -3\n' "imgcache fetch --decode pam $base/gradient.png"
+imgcache fetch --decode pam "$base/gradient.png" | head -c 60 | od -c | head -3
+run imgcache fetch --path "$base/alpha.webp"
+run imgcache fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "out/thumb.jpg"
+run imgcache fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "out/thumb.jpg"
+run imgcache fetch "$base/missing.jpg" -o "out/missing.jpg"
+run imgcache fetch "$base/missing.jpg" -o "out/missing.jpg"
+run imgcache fetch "$base/error-page.jpg" -o "out/error.jpg"
+run imgcache fetch --offline "$base/never-fetched.png" -o "out/x.png"
 printf '%s\n' "# a warm-up list: blank lines, comments and duplicates are fine" "$base/photo.jpg" "" \
-    "$base/gradient.png" "$base/more.jpg" "$base/photo.jpg" "$base/missing.jpg" > "$work/urls.txt"
-cp "$work/site/photo.jpg" "$work/site/more.jpg"
-printf '\n$ %s < urls.txt\n' "$IMGCACHE prefetch"
-"$IMGCACHE" prefetch < "$work/urls.txt" || printf '(exit status %s)\n' "$?"
-run "$IMGCACHE" stat
-run "$IMGCACHE" stat "$base/photo.jpg"
-run "$IMGCACHE" clean --dry-run --max-size 4K
+    "$base/gradient.png" "$base/more.jpg" "$base/photo.jpg" "$base/missing.jpg" > urls.txt
+cp site/photo.jpg site/more.jpg
+printf '\n$ %s < urls.txt\n' "imgcache prefetch"
+imgcache prefetch < urls.txt || printf '(exit status %s)\n' "$?"
+run imgcache stat
+run imgcache stat "$base/photo.jpg"
+run imgcache purge
+run imgcache purge "$base/more.jpg"
+run imgcache clean --dry-run --max-size 4K
 printf '\nRequests the server saw (the second photo.jpg and missing.jpg never reached it):\n'
-grep -o '"GET [^"]*"' "$work/server.log" | sort | uniq -c
+grep -o '"GET [^"]*"' server.log | sort | uniq -c

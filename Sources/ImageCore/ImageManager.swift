@@ -146,7 +146,9 @@ public final class ImageManager: Sendable {
         guard request.network == .allowed else {
             throw ImageCoreError(.notCached, "not in the cache (offline)")
         }
-        if !request.retriesFailed, let failure = failedURLs.record(for: key) {
+        let requestDigest = FailedURLRegistry.requestDigest(request.download,
+                                                            cookies: configuration.cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) })
+        if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest) {
             throw ImageCoreError(.failedBefore,
                                  "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again")
         }
@@ -165,13 +167,13 @@ public final class ImageManager: Sendable {
             }
             if error.kind != .interrupted { statistics.add(.failures) }
             if !error.isTransient && [.http, .image].contains(error.kind) {
-                try? failedURLs.add(key, url: request.url, error: error)
+                try? failedURLs.add(key, requestDigest: requestDigest, url: request.url, error: error)
                 // The origin no longer serves what the stale entry holds.
                 if stale != nil { _ = try? disk.remove(key) }
             }
             throw error
         }
-        if request.retriesFailed { _ = try? failedURLs.remove(key) }
+        if request.retriesFailed { _ = try? failedURLs.remove(key, requestDigest: requestDigest) }
         // A caller that joined another's download got it without a transfer
         // of its own: from this process's memory, as far as it can tell.
         let response = ImageResponse(url: request.url, key: key, source: joined ? .memory : fetched.source,
@@ -241,6 +243,7 @@ public final class ImageManager: Sendable {
             let quality = request.quality
             let bytes = try await runInBackground { try encode(image, as: format, quality: quality) }
             response.encoded = (bytes, format)
+            events.emit("encoded as \(format.rawValue) (\(bytes.count) bytes): \(request.url)")
             if let name = request.variantName, let entry = response.entry, request.storesToDisk {
                 do {
                     try disk.storeVariant(bytes, transform: name, fileExtension: format.fileExtension, of: entry,
@@ -265,6 +268,7 @@ public final class ImageManager: Sendable {
             let decoder = self.decoder
             let (frame, scale) = (request.frame, request.scale)
             let image = try await runInBackground { try decoder.decode(bytes, frame: frame, scale: scale) }
+            if scale != nil { events.emit("scaled to \(image.width)×\(image.height): \(request.url)") }
             response.image = image
         }
         if response.source != .memory || needsDecoding {

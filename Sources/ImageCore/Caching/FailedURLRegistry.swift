@@ -2,6 +2,13 @@
 /// a limit), remembered on disk so they are not requested again until the
 /// record expires or the caller asks to retry (SDWebImage's failedURLs, made
 /// persistent). Transient failures are never recorded.
+///
+/// A record belongs to the request that failed, not to every request of its
+/// URL: a 401 without credentials says nothing about the same URL with them.
+/// So a request that sends credentials, extra headers, cookies or a proxy
+/// keeps its records under its cache key plus a digest of those
+/// (`requestDigest`), as an entry that varies does with `Vary`; a plain
+/// request's records sit under the cache key alone.
 public struct FailedURLRegistry: Sendable {
     /// A remembered failure.
     public struct Record: Sendable, Equatable {
@@ -28,10 +35,27 @@ public struct FailedURLRegistry: Sendable {
         self.timeToLive = timeToLive
     }
 
-    /// The unexpired record for `key`, if any.
-    public func record(for key: CacheKey, now: Double = WallClock.now()) -> Record? {
-        guard let record = Self.readRecord(directory.failedPath(key.hash)), record.expiresAt > now else { return nil }
+    /// The unexpired record for `key` and the request with `requestDigest`, if any.
+    public func record(for key: CacheKey, requestDigest: String? = nil, now: Double = WallClock.now()) -> Record? {
+        guard let record = Self.readRecord(path(key, requestDigest)), record.expiresAt > now else { return nil }
         return record
+    }
+
+    /// A digest of what a request sends, beyond its URL, that can change the
+    /// answer: extra headers, credentials, the proxy and the cookie jar's
+    /// contents (`cookies`). Nil when it sends none of these. Only 64 bits of
+    /// a SHA-256 are kept, never the values themselves.
+    public static func requestDigest(_ request: DownloadRequest, cookies: [UInt8]?) -> String? {
+        var parts = request.headers.map { "header \($0.name.lowercased()): \($0.value)" }.sorted()
+        if let credentials = request.credentials { parts.append("user \(credentials)") }
+        if let proxy = request.proxy { parts.append("proxy \(proxy)") }
+        if let cookies, !cookies.isEmpty { parts.append("cookies \(Digest.sha256Hex(cookies))") }
+        guard !parts.isEmpty else { return nil }
+        return String(Digest.sha256Hex(Array(parts.joined(separator: "\n").utf8)).prefix(16))
+    }
+
+    private func path(_ key: CacheKey, _ requestDigest: String?) -> String {
+        directory.failedPath(key.hash) + (requestDigest.map { ".\($0)" } ?? "")
     }
 
     /// Reads a record file; nil if absent or unreadable.
@@ -40,8 +64,9 @@ public struct FailedURLRegistry: Sendable {
     }
 
     /// Remembers that `url` failed with `error`.
-    public func add(_ key: CacheKey, url: String, error: ImageCoreError, now: Double = WallClock.now()) throws {
-        let path = directory.failedPath(key.hash)
+    public func add(_ key: CacheKey, requestDigest: String? = nil, url: String, error: ImageCoreError,
+                    now: Double = WallClock.now()) throws {
+        let path = path(key, requestDigest)
         try POSIXFile.makeDirectories(directory.shard(directory.failed, key.hash))
         let lines = [
             "url \(url)", "kind \(error.kind.rawValue)", error.httpStatus.map { "status \($0)" },
@@ -51,10 +76,21 @@ public struct FailedURLRegistry: Sendable {
         try POSIXFile.writeAtomically(Array(text.utf8), to: path, temporaryDirectory: directory.temporary)
     }
 
-    /// Forgets `key`; returns whether it was recorded.
+    /// Forgets `key`'s record for the request with `requestDigest`; returns whether there was one.
+    @discardableResult
+    public func remove(_ key: CacheKey, requestDigest: String?) throws -> Bool {
+        try POSIXFile.remove(path(key, requestDigest))
+    }
+
+    /// Forgets every record of `key`, whatever request made it; returns whether there was one.
     @discardableResult
     public func remove(_ key: CacheKey) throws -> Bool {
-        try POSIXFile.remove(directory.failedPath(key.hash))
+        let shard = directory.shard(directory.failed, key.hash)
+        var removed = false
+        for name in POSIXFile.list(shard) where name == key.hash || name.hasPrefix(key.hash + ".") {
+            removed = try POSIXFile.remove("\(shard)/\(name)") || removed
+        }
+        return removed
     }
 
     static func parse(_ bytes: [UInt8]) -> Record? {

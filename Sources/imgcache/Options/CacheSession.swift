@@ -12,7 +12,7 @@ enum CacheSession {
     /// be opened (unwritable, unreadable settings) is reported in one line
     /// and ends the command with exit status 8. With `readOnly`, a cache
     /// that can be read but not written is used without storing (`fetch`).
-    static func open(_ global: GlobalOptions, readOnly: Bool = false, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
+    static func open(_ global: GlobalOptions<some GlobalOptionsHelp>, readOnly: Bool = false, keyPolicy: CacheKeyPolicy = .exactURL, cookieJar: String? = nil,
                      concurrency: Int = 6, maxPerHost: Int = 6, order: Downloader.Order = .fifo,
                      memoryLimit: Int? = nil, appliesOrientation: Bool = true,
                      limits: DecodingLimits = .default) throws -> ImageManager {
@@ -29,7 +29,7 @@ enum CacheSession {
         }
     }
 
-    private static func makeManager(_ directory: CacheDirectory, global: GlobalOptions, readOnly: Bool, keyPolicy: CacheKeyPolicy,
+    private static func makeManager(_ directory: CacheDirectory, global: GlobalOptions<some GlobalOptionsHelp>, readOnly: Bool, keyPolicy: CacheKeyPolicy,
                                     cookieJar: String?, concurrency: Int, maxPerHost: Int, order: Downloader.Order,
                                     memoryLimit: Int?, appliesOrientation: Bool,
                                     limits: DecodingLimits) throws -> ImageManager {

@@ -18,19 +18,19 @@ struct DownloadOptions: ParsableArguments {
     @Flag(help: "Serve a stale cached entry when the server fails transiently (network error, 408, 429, 5xx).")
     var staleIfError = false
 
-    @Option(help: ArgumentHelp("Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
     var retries = 2
 
-    @Option(help: ArgumentHelp("Most connections to one host.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most connections to one host.", valueName: "n"))
     var maxPerHost = 6
 
-    @Option(help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
     var timeout: Double = 15
 
-    @Option(name: [.customShort("H"), .long], help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
+    @Option(name: [.customShort("H"), .long], parsing: .unconditionalSingleValue, help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
     var header: [String] = []
 
-    @Option(name: [.customShort("u"), .long], help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
+    @Option(name: [.customShort("u"), .long], parsing: .unconditional, help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
     var user: String?
 
     @Option(help: ArgumentHelp("Read and update cookies in this Netscape-format file.", valueName: "file"))
@@ -47,19 +47,19 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest body accepted (e.g. 64M).", valueName: "size"))
     var maxBytes: String = "64M"
 
-    @Option(help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n"))
     var maxRedirects: Int = 10
 
     @Option(help: ArgumentHelp("Largest image accepted, in pixels per frame (e.g. 100M).", valueName: "n"))
     var limitPixels: String = "100M"
 
-    @Option(help: ArgumentHelp("Most frames an animation may have.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most frames an animation may have.", valueName: "n"))
     var limitFrames: Int = 1000
 
     @Option(help: ArgumentHelp("Most pixels over all frames of an animation (e.g. 2G).", valueName: "n"))
     var limitTotalPixels: String = "2G"
 
-    @Option(help: ArgumentHelp("Most scans a progressive JPEG may have.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most scans a progressive JPEG may have.", valueName: "n"))
     var limitScans: Int = 500
 
     /// The decoding limits these options set. Pixel counts take the

@@ -1,29 +1,33 @@
 import ArgumentParser
 import ImageCore
 
-/// Options every subcommand takes.
-struct GlobalOptions: ParsableArguments {
+/// Options every subcommand takes. `Help` says what `-v` and `--json` do in
+/// that subcommand, so each subcommand's help describes its own output.
+struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     @Option(name: .customLong("cache-dir"),
             help: ArgumentHelp("Cache location (default: $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache, else ~/.cache/imgcache).",
                                valueName: "dir"))
     var cacheDirectory: String?
 
-    @Flag(name: .shortAndLong, help: "No warnings; errors are still printed.")
+    @Flag(name: .shortAndLong, help: ArgumentHelp(Help.quiet))
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "One line per event on stderr (request, response, served from memory/disk, stored).")
+    @Flag(name: .shortAndLong, help: ArgumentHelp(Help.verbose))
     var verbose = false
 
-    @Flag(help: "Machine-readable output on stdout: one JSON object per line.")
+    @Flag(help: ArgumentHelp(Help.json))
     var json = false
 
-    @Flag(inversion: .prefixedNo,
-          help: "Force progress bars on or off (default: on only when stderr is a terminal and -q is not given).")
-    var progress: Bool?
+    @Flag(exclusivity: .chooseLast)
+    var progressChoice: ProgressChoice?
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+        if quiet && progress == true { throw ValidationError("--quiet and --progress cannot be used together") }
     }
+
+    /// --progress (true), --no-progress (false), or neither (nil).
+    var progress: Bool? { progressChoice.map { $0 == .progress } }
 
     /// The cache directory, made absolute against the working directory.
     var resolvedCacheDirectory: CacheDirectory {
@@ -42,4 +46,62 @@ struct GlobalOptions: ParsableArguments {
     var events: EventLog {
         verbose ? EventLog { line in StandardStreams.printError("imgcache: \(line)") } : .silent
     }
+}
+
+/// `--progress` and `--no-progress`, each with its own help.
+enum ProgressChoice: String, EnumerableFlag {
+    case progress, noProgress
+
+    static func help(for value: ProgressChoice) -> ArgumentHelp? {
+        switch value {
+        case .progress: "Show progress bars on stderr even when it is not a terminal (fetch and prefetch only)."
+        case .noProgress: "Never show progress bars (default: shown when stderr is a terminal and -q is not given)."
+        }
+    }
+}
+
+/// What the global options do in one subcommand.
+protocol GlobalOptionsHelp {
+    static var quiet: String { get }
+    static var verbose: String { get }
+    static var json: String { get }
+}
+
+extension GlobalOptionsHelp {
+    static var quiet: String { "No progress and no warnings; errors are still printed." }
+}
+
+extension IMGCacheCommand.Fetch: GlobalOptionsHelp {
+    static var verbose: String {
+        "One line per event on stderr: request started, response received (status, size), served from memory or "
+            + "disk, revalidated, stored, retried, thumbnail scaled and encoded."
+    }
+    static var json: String { "One JSON record per URL on stdout instead of image data (see JSON RECORDS in the man page)." }
+}
+
+extension IMGCacheCommand.Prefetch: GlobalOptionsHelp {
+    static var quiet: String { "No progress, no warnings and no summary; errors are still printed." }
+    static var verbose: String {
+        "One line per event on stderr: request started, response received (status, size), served from disk, "
+            + "revalidated, stored, retried."
+    }
+    static var json: String { "One JSON record per URL on stdout as each completes." }
+}
+
+extension IMGCacheCommand.Stat: GlobalOptionsHelp {
+    static var quiet: String { "Print nothing; with URLs, only the exit status says whether all are cached." }
+    static var verbose: String { "No extra output: stat only reads the cache." }
+    static var json: String { "The summary, or one record per URL, as JSON on stdout." }
+}
+
+extension IMGCacheCommand.Clean: GlobalOptionsHelp {
+    static var quiet: String { "Print nothing unless something fails." }
+    static var verbose: String { "One line per entry removed on stderr, with the reason (unused too long, over the size limit)." }
+    static var json: String { "The report as one JSON record on stdout." }
+}
+
+extension IMGCacheCommand.Purge: GlobalOptionsHelp {
+    static var quiet: String { "Print nothing unless something fails." }
+    static var verbose: String { "No extra output: purge already prints one line per URL." }
+    static var json: String { "One JSON record per URL (or one for --all or --failed) on stdout instead of the lines." }
 }

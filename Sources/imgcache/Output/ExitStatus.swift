@@ -37,3 +37,8 @@ func coreError(_ error: any Error) -> ImageCoreError {
     if error is CancellationError { return ImageCoreError(.interrupted, "interrupted") }
     return ImageCoreError(.failure, "\(error)")
 }
+
+/// "1 entry", "2 entries": a count with the noun in agreement.
+func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+    "\(count) \(count == 1 ? singular : plural)"
+}

@@ -62,22 +62,21 @@ struct FetchOutput {
         }
         if command.global.json {
             let record = JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome, durationMs: durationMs)
-            StandardStreams.print(record.text)
+            StandardStreams.print(record.text, above: progress)
         }
         if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason {
             // The image was written; the cache could not keep it.
             outcome = .failure(unstored)
         }
         guard case .failure(let error) = outcome else { return nil }
-        progress?.clear()
-        StandardStreams.printError("imgcache: \(url): \(error.message)")
+        StandardStreams.print("imgcache: \(url): \(error.message)", toStderr: true, above: progress)
         return error.kind
     }
 
     private func write(_ response: ImageResponse, index: Int) throws {
         if command.path {
             guard let path = response.path else { throw ImageCoreError(.cacheIO, "not stored in the disk cache") }
-            StandardStreams.print(path)
+            StandardStreams.print(path, above: progress)
             return
         }
         let bytes: [UInt8]
@@ -95,9 +94,9 @@ struct FetchOutput {
         if let file = command.output.isEmpty ? nil : command.output[index] {
             try OutputFile.write(bytes, to: Environment.absolutePath(file))
         } else if let directory = command.outputDir {
-            try OutputFile.write(bytes, to: Environment.absolutePath("\(directory)/\(response.key.hash).\(fileExtension)"))
+            try OutputFile.write(bytes, to: Environment.absolutePath(OutputFile.path("\(response.key.hash).\(fileExtension)", in: directory)))
         } else if StandardStreams.isTerminal(1) {
-            StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)")
+            StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)", above: progress)
         } else if !StandardStreams.write(bytes) {
             throw ImageCoreError(.failure, "cannot write to stdout")
         }

@@ -17,6 +17,12 @@ struct JSONRecord {
         fields.append("\(Self.quote(name)):\(value)")
     }
 
+    /// Adds a boolean field (`true`/`false`); nil is omitted.
+    mutating func add(_ name: String, _ value: Bool?) {
+        guard let value else { return }
+        fields.append("\(Self.quote(name)):\(value)")
+    }
+
     /// Adds a number field with up to one decimal; nil is omitted.
     mutating func add(_ name: String, _ value: Double?) {
         guard let value, value.isFinite else { return }

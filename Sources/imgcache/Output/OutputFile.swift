@@ -31,6 +31,25 @@ enum OutputFile {
         }
     }
 
+    /// Creates `path` and any missing parents (mode 0777 less the umask), as
+    /// `wget -P` and `curl --create-dirs` do; an existing directory is fine.
+    static func makeDirectory(_ path: String) throws {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/\(component)"
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST { throw outputError("cannot create directory", prefix, errno) }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw outputError("cannot use directory", path, ENOTDIR) }
+    }
+
+    /// `name` inside `directory`, with one slash between them however `directory` ends.
+    static func path(_ name: String, in directory: String) -> String {
+        var directory = Substring(directory)
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        return directory == "/" ? "/\(name)" : "\(directory)/\(name)"
+    }
+
     private static func writeThrough(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
         guard fd >= 0 else { throw outputError("cannot open", path, errno) }

@@ -3,6 +3,8 @@ import ImageCore
 /// Counts of a prefetch run (SDWebImagePrefetcher's, made complete).
 struct PrefetchTally {
     var total = 0
+    /// Different URLs among `total` (a duplicate is served by the first's download).
+    var distinct = 0
     var downloaded = 0
     var cached = 0
     var revalidated = 0
@@ -21,7 +23,7 @@ struct PrefetchTally {
 
     /// The summary line for stderr.
     var summary: String {
-        "\(total) URLs: \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
+        "\(counted(total, "URL", "URLs"))\(distinct < total ? " (\(distinct) distinct)" : ""): \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
             + "\(failed) failed, \(skipped) skipped" + (interrupted > 0 ? ", \(interrupted) interrupted" : "")
     }
 }
@@ -42,11 +44,14 @@ struct PrefetchRun {
         tally.expectedTotal = expectedTotal
         await withTaskGroup(of: (String, Result<ImageResponse, ImageCoreError>, Double).self) { group in
             var inFlight = 0
+            // Hashes only, to count distinct URLs: 8 bytes per URL, not the URLs themselves.
+            var seen = Set<Int>()
             for await line in lines {
                 if SignalTrap.wasInterrupted { break }
                 let url = String(line.trimmingCharacters())
                 if url.isEmpty || url.hasPrefix("#") { continue }
                 tally.total += 1
+                if seen.insert(url.hashValue).inserted { tally.distinct += 1 }
                 if inFlight >= window, let result = await group.next() {
                     inFlight -= 1
                     record(result, into: &tally)
@@ -86,13 +91,12 @@ struct PrefetchRun {
             default: tally.failed += 1
             }
             if error.kind != .interrupted {
-                progress?.clear()
-                StandardStreams.printError("imgcache: \(url): \(error.message)")
+                StandardStreams.print("imgcache: \(url): \(error.message)", toStderr: true, above: progress)
             }
         }
         if json {
             StandardStreams.print(JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome,
-                                                    durationMs: duration).text)
+                                                    durationMs: duration).text, above: progress)
         }
         progress?.update(tally.progressState)
     }

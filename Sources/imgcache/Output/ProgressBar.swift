@@ -54,6 +54,16 @@ final class ProgressBar: Sendable {
         drawing.withLock { erase(&$0) }
     }
 
+    /// Erases the bar and runs `write` (which prints a line to the terminal)
+    /// with no redraw in between, so the line starts at the left margin
+    /// instead of after the bar; the next update draws the bar again below it.
+    func writeAbove(_ write: () -> Void) {
+        drawing.withLock { drawing in
+            erase(&drawing)
+            write()
+        }
+    }
+
     /// Draws the final state, then erases the line.
     func finish() {
         drawing.withLock { drawing in

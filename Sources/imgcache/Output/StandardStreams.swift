@@ -30,6 +30,13 @@ enum StandardStreams {
         _ = lock.withLock { _ in writeAll(2, Array(text.utf8)) }
     }
 
+    /// Writes a line to stdout (or stderr), first erasing `progress` when
+    /// the line goes to the terminal the bar is drawn on.
+    static func print(_ line: String, toStderr: Bool = false, above progress: ProgressBar?) {
+        let output = { toStderr ? printError(line) : print(line) }
+        if let progress, toStderr || isTerminal(1) { progress.writeAbove(output) } else { output() }
+    }
+
     /// Whether the file descriptor is a terminal.
     static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

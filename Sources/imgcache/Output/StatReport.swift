@@ -43,7 +43,7 @@ enum StatReport {
             var record = JSONRecord()
             record.add("url", url)
             record.add("key", key.hash)
-            record.add("cached", entry != nil ? "yes" : "no")
+            record.add("cached", entry != nil)
             if let entry {
                 record.add("format", entry.info.format.rawValue)
                 record.add("width", entry.info.width)

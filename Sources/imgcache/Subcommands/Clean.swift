@@ -12,7 +12,7 @@ extension IMGCacheCommand {
                 Example crontab line: 17 3 * * * imgcache clean -q --max-age 7d --max-size 2G
                 """)
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: GlobalOptions<Clean>
 
         @Option(help: ArgumentHelp("Remove entries not used for longer than this (e.g. 7d).", valueName: "duration"))
         var maxAge: String?
@@ -58,7 +58,7 @@ extension IMGCacheCommand {
             let removed = report.expiredEntries + report.evictedEntries
             if global.json {
                 var record = JSONRecord()
-                record.add("dry_run", dryRun ? "yes" : "no")
+                record.add("dry_run", dryRun)
                 record.add("expired", report.expiredEntries)
                 record.add("evicted", report.evictedEntries)
                 record.add("bytes_removed", report.bytesRemoved)
@@ -69,11 +69,13 @@ extension IMGCacheCommand {
                 StandardStreams.print(record.text)
             } else if !global.quiet {
                 let verb = dryRun ? "Would remove" : "Removed"
-                StandardStreams.print("\(verb) \(removed) entr\(removed == 1 ? "y" : "ies") "
+                StandardStreams.print("\(verb) \(counted(removed, "entry", "entries")) "
                     + "(\(report.expiredEntries) unused too long, \(report.evictedEntries) over the size limit), "
-                    + "\(Quantities.formatSize(report.bytesRemoved)); \(report.failedRecordsRemoved) failed-URL "
-                    + "record(s), \(report.strayFilesRemoved) stray file(s). "
-                    + "\(report.entriesLeft) entries, \(Quantities.formatSize(report.bytesLeft)) \(dryRun ? "would remain" : "remain").")
+                    + "\(Quantities.formatSize(report.bytesRemoved)); "
+                    + "\(counted(report.failedRecordsRemoved, "failed-URL record", "failed-URL records")), "
+                    + "\(counted(report.strayFilesRemoved, "stray file", "stray files")). "
+                    + "\(counted(report.entriesLeft, "entry", "entries")), \(Quantities.formatSize(report.bytesLeft)) "
+                    + (dryRun ? "would remain." : "remain."))
             }
         }
     }

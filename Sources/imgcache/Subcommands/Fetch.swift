@@ -13,10 +13,10 @@ extension IMGCacheCommand {
                 cached (exit 8).
                 """)
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: GlobalOptions<Fetch>
         @OptionGroup var download: DownloadOptions
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (once per URL).", valueName: "file"))
+        @Option(name: .shortAndLong, parsing: .unconditionalSingleValue, help: ArgumentHelp("Write to this file (once per URL).", valueName: "file"))
         var output: [String] = []
 
         @Option(help: ArgumentHelp("Write each image into this directory, named by cache key and format.", valueName: "dir"))
@@ -25,19 +25,19 @@ extension IMGCacheCommand {
         @Option(help: ArgumentHelp("Write decoded pixels instead: pam (RGBA), ppm (RGB) or png.", valueName: "format"))
         var decode: DecodeFormat?
 
-        @Option(help: ArgumentHelp("With --decode, --encode or --thumbnail: only this frame of an animation (0-based).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("With --decode, --encode or --thumbnail: only this frame of an animation (0-based).", valueName: "n"))
         var frame: Int?
 
         @Option(help: ArgumentHelp("Scale down to fit inside WxH (aspect kept, never enlarged); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, WebP, or PNG for PNG and GIF).", valueName: "WxH"))
         var thumbnail: String?
 
-        @Option(help: ArgumentHelp("Scale down to at most this many pixels (aspect kept), written like --thumbnail.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Scale down to at most this many pixels (aspect kept), written like --thumbnail.", valueName: "n"))
         var maxPixels: Int?
 
         @Option(help: ArgumentHelp("Write the image re-encoded: jpeg, png or webp (first frame of an animation).", valueName: "format"))
         var encode: EncodeFormat?
 
-        @Option(help: ArgumentHelp("With --encode jpeg or webp: quality 1-100 (JPEG default 85; WebP default lossless).", valueName: "q"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("With --encode jpeg or webp: quality 1-100 (JPEG default 85; WebP default lossless).", valueName: "q"))
         var quality: Int?
 
         @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
@@ -64,16 +64,29 @@ extension IMGCacheCommand {
             if frame != nil && !needsPixels { throw ValidationError("--frame needs --decode, --encode or --thumbnail") }
             if path && download.noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
             if let thumbnail, ScaleTarget(thumbnail: thumbnail) == nil {
-                throw ValidationError("--thumbnail must be WIDTHxHEIGHT, e.g. 512x512")
+                let sizes = thumbnail.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+                guard sizes.count == 2, sizes.allSatisfy({ $0 != nil }) else {
+                    throw ValidationError("--thumbnail must be WIDTHxHEIGHT, e.g. 512x512")
+                }
+                throw ValidationError("--thumbnail sizes must be positive, got '\(thumbnail)'")
             }
             if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be 1 or more") }
             if thumbnail != nil && maxPixels != nil { throw ValidationError("choose one of --thumbnail and --max-pixels") }
             if encode != nil && decode != nil { throw ValidationError("choose one of --decode and --encode") }
             if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
             if (encode != nil || scaleTarget != nil) && path { throw ValidationError("--path prints the original; drop --thumbnail/--encode") }
+            try refuseOptionsWithoutEffect()
         }
 
         func run() async throws {
+            if let outputDir {
+                do {
+                    try OutputFile.makeDirectory(outputDir)
+                } catch {
+                    StandardStreams.printError("imgcache: \(coreError(error).message)")
+                    throw ExitCode(1)
+                }
+            }
             let manager = try CacheSession.open(global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
                                                 maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
                                                 limits: download.limits)

@@ -14,10 +14,10 @@ extension IMGCacheCommand {
                 (unless -q), and --json prints one record per URL as each completes.
                 """)
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: GlobalOptions<Prefetch>
         @OptionGroup var download: DownloadOptions
 
-        @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Downloads at once.", valueName: "n"))
+        @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Downloads at once.", valueName: "n"))
         var concurrency = 6
 
         @Flag(help: "Newest first: start the most recently queued URLs first (SDWebImage's LIFO order).")
@@ -28,6 +28,7 @@ extension IMGCacheCommand {
 
         func validate() throws {
             guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 256") }
+            try refuseOptionsWithoutEffect()
         }
 
         func run() async throws {

@@ -4,10 +4,20 @@ import ImageCore
 extension IMGCacheCommand {
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Empty the cache, or remove given URLs, or forget the failed-URL list.",
-            discussion: "Without arguments: removes every entry, the failed-URL list and the counters.")
+            abstract: "Remove given URLs, or empty the cache (--all), or forget the failed-URL list (--failed).",
+            usage: "imgcache purge [options] (<url> ... | --all | --failed)",
+            discussion: """
+                With URLs: removes their entries and failed records, printing "removed URL" or "not cached: URL" \
+                for each (unless -q). --all empties the cache: every entry, the failed-URL list and the counters. \
+                --failed forgets the failed-URL list (with URLs, only their failed records). With none of these, \
+                purge is a usage error (exit 64) and removes nothing, so a script whose $URL is empty cannot wipe \
+                a shared cache.
+                """)
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: GlobalOptions<Purge>
+
+        @Flag(help: "Empty the whole cache: entries, failed-URL list and counters.")
+        var all = false
 
         @Flag(help: "Forget only the failed-URL list (or, with URLs, only their failed records).")
         var failed = false
@@ -17,15 +27,27 @@ extension IMGCacheCommand {
         @Argument(help: ArgumentHelp("URLs to remove.", valueName: "url"))
         var urls: [String] = []
 
+        func validate() throws {
+            if urls.isEmpty && !all && !failed { throw ValidationError("give URLs, --all or --failed; nothing was removed") }
+            if all && !urls.isEmpty { throw ValidationError("--all removes everything; give URLs or --all, not both") }
+            if all && failed { throw ValidationError("--all already forgets the failed-URL list; drop --failed") }
+            try refuseOptionsWithoutEffect()
+        }
+
         func run() async throws {
             let directory = global.resolvedCacheDirectory
             do {
                 try directory.prepare()
                 let purger = CachePurger(directory: directory)
                 if urls.isEmpty {
-                    try failed ? purger.purgeFailedList() : purger.purgeEverything()
-                    if !global.quiet {
-                        StandardStreams.printError("imgcache: \(failed ? "failed-URL list forgotten" : "cache emptied"): \(directory.root)")
+                    try all ? purger.purgeEverything() : purger.purgeFailedList()
+                    if global.json {
+                        var record = JSONRecord()
+                        record.add("cache_dir", directory.root)
+                        record.add("purged", all ? "all" : "failed")
+                        StandardStreams.print(record.text)
+                    } else if !global.quiet {
+                        StandardStreams.printError("imgcache: \(all ? "cache emptied" : "failed-URL list forgotten"): \(directory.root)")
                     }
                     return
                 }
@@ -36,14 +58,17 @@ extension IMGCacheCommand {
                     let key = policy.key(for: url)
                     let removedEntry = failed ? false : try disk.remove(key)
                     let removedFailure = try registry.remove(key)
+                    let removed = removedEntry || removedFailure
                     if global.json {
                         var record = JSONRecord()
                         record.add("url", url)
                         record.add("key", key.hash)
-                        record.add("removed", removedEntry || removedFailure ? "yes" : "no")
+                        record.add("removed", removed)
+                        record.add("entry_removed", removedEntry)
+                        record.add("failed_record_removed", removedFailure)
                         StandardStreams.print(record.text)
-                    } else if global.verbose {
-                        StandardStreams.printError("imgcache: \(url): \(removedEntry || removedFailure ? "removed" : "was not cached")")
+                    } else if !global.quiet {
+                        StandardStreams.print(removed ? "removed \(url)" : failed ? "not on the failed list: \(url)" : "not cached: \(url)")
                     }
                 }
             } catch {

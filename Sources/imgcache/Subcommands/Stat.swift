@@ -11,12 +11,16 @@ extension IMGCacheCommand {
                 URL is cached (7 otherwise), so scripts can test `imgcache stat -q URL`. Never uses the network.
                 """)
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: GlobalOptions<Stat>
 
         @OptionGroup var key: KeyOptions
 
         @Argument(help: ArgumentHelp("URLs to look up.", valueName: "url"))
         var urls: [String] = []
+
+        func validate() throws {
+            try refuseOptionsWithoutEffect()
+        }
 
         func run() async throws {
             let directory = global.resolvedCacheDirectory

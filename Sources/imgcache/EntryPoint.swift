@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+
+extension IMGCacheCommand {
+    /// The subcommands' names, and `help`.
+    static let subcommandNames: Set<String> = Set(configuration.subcommands.map { $0._commandName } + ["help"])
+
+    /// The subcommand a normalized command line names, if any.
+    static func subcommand(in arguments: [String]) -> String? {
+        arguments.first.flatMap { subcommandNames.contains($0) ? $0 : nil }
+    }
+
+    /// Replaces swift-argument-parser's entry point so the command line reads
+    /// as getopt users expect (`ArgumentNormalizer`) and a usage error is one
+    /// line on stderr with exit status 64, like every other error.
+    static func main() async {
+        let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
+        if arguments.isEmpty {
+            StandardStreams.printError(UsageError.shortUsage)
+            Glibc.exit(64)
+        }
+        if arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-"), !subcommandNames.contains(arguments[1]) {
+            UsageError.exit(subcommand: "help", message: "no subcommand '\(arguments[1])'")
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            UsageError.exit(subcommand: subcommand(in: arguments), message: message(for: error))
+        }
+    }
+}
+
+/// One-line usage errors: `imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')`.
+enum UsageError {
+    /// What bare `imgcache` prints on stderr.
+    static let shortUsage = """
+        usage: imgcache [global options] <subcommand> [options] [arguments]
+          fetch URL...      fetch images (bytes, pixels, a path or JSON to stdout)
+          prefetch [FILE]   warm the cache with URLs read from FILE or stdin
+          stat [URL...]     show the cache, or what it holds for URLs
+          clean             remove entries unused too long, then down to a size
+          purge (URL...|--all|--failed)   remove entries or forget failures
+        global options: --cache-dir DIR, -q, -v, --json, --progress, --no-progress
+        See 'imgcache --help', 'imgcache help SUBCOMMAND' and man imgcache.
+        """
+
+    /// Prints the one-line form of `message` and exits 64.
+    static func exit(subcommand: String?, message: String) -> Never {
+        StandardStreams.printError(line(subcommand: subcommand, message: message))
+        Glibc.exit(64)
+    }
+
+    /// `imgcache: SUBCOMMAND: what is wrong (see 'imgcache help SUBCOMMAND')`:
+    /// the first line of the parser's message, with its capital dropped unless
+    /// it starts a name such as "HTTP".
+    static func line(subcommand: String?, message: String) -> String {
+        var text = message.split(separator: "\n").first.map(String.init) ?? message
+        if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
+            text = first.lowercased() + text.dropFirst()
+        }
+        guard let subcommand else { return "imgcache: \(text) (see 'imgcache --help')" }
+        let helpName = subcommand == "help" ? "--help" : "help \(subcommand)"
+        return "imgcache: \(subcommand): \(text) (see 'imgcache \(helpName)')"
+    }
+}

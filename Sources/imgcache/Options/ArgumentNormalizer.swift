@@ -1,0 +1,100 @@
+/// Rewrites the command line the way getopt-trained hands type it, before
+/// swift-argument-parser reads it (the parser knows neither habit):
+///
+/// - a short option's attached value is split off: `-j6` becomes `-j 6`,
+///   `-ofile` `-o file`, `-H"Accept: image/*"` `-H "Accept: image/*"`,
+///   also after clustered flags (`-qj6`);
+/// - global options given before the subcommand move after it, as git,
+///   docker and kubectl allow (`imgcache --cache-dir DIR stat`).
+///
+/// Negative numbers (`--timeout -5`) need no rewriting: numeric options are
+/// declared `parsing: .unconditional`, so, as with getopt, an option that
+/// takes a value takes the next word whatever it looks like.
+enum ArgumentNormalizer {
+    /// The short options, of any subcommand, that take a value. A test
+    /// checks this against every subcommand's help.
+    static let shortOptionsTakingValue: Set<Character> = ["j", "o", "H", "u"]
+
+    /// The global options that take a value (as `--name value` or `--name=value`).
+    static let globalOptionsTakingValue: Set<String> = ["--cache-dir"]
+
+    /// The global flags (`-q` and `-v` may also be clustered: `-qv` is refused later, as it should be).
+    static let globalFlags: Set<String> = ["-q", "--quiet", "-v", "--verbose", "--json", "--progress", "--no-progress"]
+
+    /// `arguments` (without the program name), rewritten.
+    static func normalize(_ arguments: [String], subcommands: Set<String>) -> [String] {
+        moveGlobalOptions(splitAttachedValues(arguments), subcommands: subcommands)
+    }
+
+    /// Splits `-j6` into `-j`, `6` (and `-qj6` into `-q`, `-j`, `6`). The word
+    /// after an option that takes a value is that value and left alone; so is
+    /// everything after `--`.
+    static func splitAttachedValues(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                result += arguments[(index - 1)...]
+                break
+            }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 1 else {
+                result.append(argument)
+                continue
+            }
+            let letters = argument.dropFirst()
+            guard let valueAt = letters.firstIndex(where: shortOptionsTakingValue.contains) else {
+                result.append(argument)
+                continue
+            }
+            let cluster = letters[..<valueAt]
+            if !cluster.isEmpty { result.append("-" + cluster) }
+            result.append("-" + String(letters[valueAt]))
+            let value = letters[letters.index(after: valueAt)...]
+            if value.isEmpty {
+                // The value is the next word, whatever it looks like.
+                if index < arguments.count {
+                    result.append(arguments[index])
+                    index += 1
+                }
+            } else {
+                result.append(String(value))
+            }
+        }
+        return result
+    }
+
+    /// Moves the global options before the first word after them, when that
+    /// word is a subcommand, to just after it. Before `help`, they are dropped:
+    /// help does not use them.
+    static func moveGlobalOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {
+        var globals: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if globalFlags.contains(argument) || isClusterOfGlobalFlags(argument) {
+                globals.append(argument)
+                index += 1
+            } else if globalOptionsTakingValue.contains(argument) {
+                globals += arguments[index..<min(index + 2, arguments.count)]
+                index += 2
+            } else if globalOptionsTakingValue.contains(where: { argument.hasPrefix($0 + "=") }) {
+                globals.append(argument)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !globals.isEmpty, index < arguments.count, subcommands.contains(arguments[index]) else { return arguments }
+        let subcommand = arguments[index]
+        let rest = Array(arguments[(index + 1)...])
+        return subcommand == "help" ? [subcommand] + rest : [subcommand] + globals + rest
+    }
+
+    /// `-qv` and the like.
+    private static func isClusterOfGlobalFlags(_ argument: String) -> Bool {
+        argument.count > 2 && argument.hasPrefix("-") && !argument.hasPrefix("--")
+            && argument.dropFirst().allSatisfy { $0 == "q" || $0 == "v" }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+
+/// Options that would do nothing in the combination given are refused, the
+/// way `--frame` without pixels always was: a user who typed `--quality 80`
+/// expects it to change something.
+extension IMGCacheCommand.Fetch {
+    func refuseOptionsWithoutEffect() throws {
+        if quality != nil {
+            switch encoding {
+            case .format(.png):
+                throw ValidationError("--quality applies to --encode jpeg or webp, not png")
+            case nil:
+                throw ValidationError("--quality needs --encode jpeg|webp, or --thumbnail/--max-pixels without --decode")
+            default: break
+            }
+        }
+        if noOrient && !needsPixels { throw ValidationError("--no-orient needs --decode, --encode or --thumbnail") }
+        try download.refuseOptionsWithoutEffect()
+    }
+}
+
+extension IMGCacheCommand.Prefetch {
+    func refuseOptionsWithoutEffect() throws {
+        if download.noStore { throw ValidationError("--no-store would warm nothing: prefetch only fills the disk cache") }
+        try download.refuseOptionsWithoutEffect()
+    }
+}
+
+extension DownloadOptions {
+    /// `--offline` never uses the network, so the options that shape a request do nothing with it.
+    func refuseOptionsWithoutEffect() throws {
+        guard offline else { return }
+        let useless = [(refresh, "--refresh"), (staleIfError, "--stale-if-error"), (!header.isEmpty, "--header"),
+                       (user != nil, "--user"), (insecure, "--insecure"), (proxy != nil, "--proxy")]
+            .filter(\.0).map(\.1)
+        if let first = useless.first { throw ValidationError("\(first) has no effect with --offline") }
+    }
+}
+
+extension IMGCacheCommand.Purge {
+    func refuseOptionsWithoutEffect() throws {
+        if urls.isEmpty && (key.keyIgnoreQuery || !key.keyStripParam.isEmpty) {
+            throw ValidationError("--key-ignore-query and --key-strip-param need URLs")
+        }
+    }
+}
+
+extension IMGCacheCommand.Stat {
+    func refuseOptionsWithoutEffect() throws {
+        if urls.isEmpty && (key.keyIgnoreQuery || !key.keyStripParam.isEmpty) {
+            throw ValidationError("--key-ignore-query and --key-strip-param need URLs")
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import imgcache
+
+/// The command line as getopt-trained hands type it (issue 15, items 1–4 and
+/// 7), through the same path as the binary: `ArgumentNormalizer`, then
+/// `parseAsRoot`, then the one-line usage error.
+@Suite struct ArgumentParsingTests {
+    let url = "http://127.0.0.1:9/a.png"
+
+    func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        try IMGCacheCommand.parseAsRoot(ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames))
+    }
+
+    /// The usage error line `arguments` give, or nil if they parse.
+    func usageError(_ arguments: [String]) -> String? {
+        let normalized = ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames)
+        do {
+            _ = try IMGCacheCommand.parseAsRoot(normalized)
+            return nil
+        } catch {
+            return UsageError.line(subcommand: IMGCacheCommand.subcommand(in: normalized), message: IMGCacheCommand.message(for: error))
+        }
+    }
+
+    // 1. Attached values of short options.
+
+    @Test func attachedShortOptionValuesAreAccepted() throws {
+        let prefetch = try #require(try parse(["prefetch", "-j6", "urls.txt"]) as? IMGCacheCommand.Prefetch)
+        #expect(prefetch.concurrency == 6)
+        #expect(prefetch.file == "urls.txt")
+        let fetch = try #require(try parse(["fetch", "-oout.png", "-H", "X-A: 1", "-HAccept: image/*", "-uuser:pw", url])
+            as? IMGCacheCommand.Fetch)
+        #expect(fetch.output == ["out.png"])
+        #expect(fetch.download.header == ["X-A: 1", "Accept: image/*"])
+        #expect(fetch.download.user == "user:pw")
+        #expect(fetch.urls == [url])
+        let clustered = try #require(try parse(["fetch", "-qoout.png", url]) as? IMGCacheCommand.Fetch)
+        #expect(clustered.global.quiet)
+        #expect(clustered.output == ["out.png"])
+    }
+
+    @Test func aValueThatLooksLikeAnOptionIsLeftAlone() throws {
+        let fetch = try #require(try parse(["fetch", "-o", "-junk", url]) as? IMGCacheCommand.Fetch)
+        #expect(fetch.output == ["-junk"])
+        #expect(ArgumentNormalizer.splitAttachedValues(["fetch", "--", "-j6"]) == ["fetch", "--", "-j6"])
+    }
+
+    /// The normalizer's list must follow the definitions: every `-x, --name <value>` of every subcommand.
+    @Test func theShortOptionsTakingAValueMatchTheHelp() throws {
+        var letters: Set<Character> = []
+        for command in IMGCacheCommand.configuration.subcommands {
+            let help = command.helpMessage(columns: 400)
+            let pattern = try NSRegularExpression(pattern: #"^\s+-([A-Za-z]), --[a-z-]+ <"#, options: .anchorsMatchLines)
+            for match in pattern.matches(in: help, range: NSRange(help.startIndex..., in: help)) {
+                letters.insert(Character(String(help[Range(match.range(at: 1), in: help)!])))
+            }
+        }
+        #expect(letters == ArgumentNormalizer.shortOptionsTakingValue)
+    }
+
+    // 2. Global options before the subcommand.
+
+    @Test func globalOptionsAreAcceptedBeforeTheSubcommand() throws {
+        let stat = try #require(try parse(["--cache-dir", "/tmp/c", "stat"]) as? IMGCacheCommand.Stat)
+        #expect(stat.global.cacheDirectory == "/tmp/c")
+        let clean = try #require(try parse(["-q", "clean"]) as? IMGCacheCommand.Clean)
+        #expect(clean.global.quiet)
+        let purge = try #require(try parse(["--json", "-v", "--cache-dir=/d", "purge", "--all"]) as? IMGCacheCommand.Purge)
+        #expect(purge.global.json && purge.global.verbose && purge.all)
+        #expect(purge.global.cacheDirectory == "/d")
+        let fetch = try #require(try parse(["--no-progress", "fetch", "--cache-dir", "/e", url]) as? IMGCacheCommand.Fetch)
+        #expect(fetch.global.progress == false)
+        #expect(fetch.global.cacheDirectory == "/e")
+        #expect(ArgumentNormalizer.normalize(["-q", "help", "fetch"], subcommands: IMGCacheCommand.subcommandNames) == ["help", "fetch"])
+    }
+
+    /// Every global option the definitions declare is one the normalizer moves.
+    @Test func theGlobalOptionListMatchesTheDefinitions() throws {
+        let help = GlobalOptions<IMGCacheCommand.Fetch>.helpMessage(columns: 400)
+        let names = try NSRegularExpression(pattern: #"(?<![\w-])-{1,2}[a-z][a-z-]*"#)
+            .matches(in: help, range: NSRange(help.startIndex..., in: help))
+            .map { String(help[Range($0.range, in: help)!]) }
+            .filter { !["-h", "--help"].contains($0) }
+        let usage = help.split(separator: "\n").prefix { !$0.hasPrefix("OPTIONS") }.joined()
+        for name in names where usage.contains(name) {
+            #expect(ArgumentNormalizer.globalFlags.contains(name) || ArgumentNormalizer.globalOptionsTakingValue.contains(name),
+                    "\(name) is global but ArgumentNormalizer does not move it")
+        }
+    }
+
+    // 3. Negative numbers and zero sizes.
+
+    @Test func negativeNumbersReachValidation() {
+        #expect(usageError(["fetch", "--timeout", "-5", url]) == "imgcache: fetch: --timeout must be positive (see 'imgcache help fetch')")
+        #expect(usageError(["fetch", "--retries", "-1", url]) == "imgcache: fetch: --retries must be 0 to 10 (see 'imgcache help fetch')")
+        #expect(usageError(["prefetch", "-j", "-2"]) == "imgcache: prefetch: --concurrency must be 1 to 256 (see 'imgcache help prefetch')")
+        #expect(usageError(["fetch", "--timeout=-5", url]) == usageError(["fetch", "--timeout", "-5", url]))
+        #expect(usageError(["fetch", "--thumbnail", "0x0", url])?.contains("--thumbnail sizes must be positive") == true)
+        #expect(usageError(["fetch", "--thumbnail", "big", url])?.contains("--thumbnail must be WIDTHxHEIGHT") == true)
+    }
+
+    // 4. One-line usage errors.
+
+    @Test func usageErrorsAreOneLine() {
+        #expect(usageError(["fetch", "--bogus", url]) == "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')")
+        #expect(usageError(["fetch"])?.hasPrefix("imgcache: fetch: missing expected argument") == true)
+        #expect(usageError(["nosuch"]) == "imgcache: unexpected argument 'nosuch' (see 'imgcache --help')")
+        for arguments in [["fetch", "--bogus"], ["stat", "--max-age", "1d"], ["clean", "--max-age", "soon"], ["prefetch", "a", "b"]] {
+            let line = usageError(arguments)
+            #expect(line?.contains("\n") == false, "\(arguments)")
+            #expect(line?.hasPrefix("imgcache: \(arguments[0]): ") == true, "\(String(describing: line))")
+        }
+    }
+
+    // 6. purge needs to be told what to remove.
+
+    @Test func purgeWithoutATargetIsAUsageError() throws {
+        #expect(usageError(["purge"]) == "imgcache: purge: give URLs, --all or --failed; nothing was removed (see 'imgcache help purge')")
+        #expect(usageError(["purge", "--all", url]) != nil)
+        #expect(usageError(["purge", "--all", "--failed"]) != nil)
+        #expect(usageError(["purge", "--all"]) == nil)
+        #expect(usageError(["purge", "--failed"]) == nil)
+        #expect(usageError(["purge", url]) == nil)
+    }
+
+    // 7. Options without effect are refused.
+
+    @Test func optionsWithoutEffectAreRefused() {
+        let refused: [[String]] = [
+            ["fetch", "--quality", "80", url],
+            ["fetch", "--quality", "80", "--encode", "png", url],
+            ["fetch", "--quality", "80", "--thumbnail", "8x8", "--decode", "pam", url],
+            ["fetch", "--no-orient", url],
+            ["fetch", "--frame", "0", url],
+            ["fetch", "--offline", "--refresh", url],
+            ["fetch", "--offline", "-H", "X-A: 1", url],
+            ["fetch", "--offline", "--stale-if-error", url],
+            ["prefetch", "--no-store", "urls.txt"],
+            ["purge", "--all", "--key-ignore-query"],
+            ["stat", "--key-strip-param", "sig"],
+            ["stat", "-q", "--progress"],
+        ]
+        for arguments in refused {
+            #expect(usageError(arguments) != nil, "\(arguments) was accepted")
+        }
+        let accepted: [[String]] = [
+            ["fetch", "--quality", "80", "--encode", "jpeg", url],
+            ["fetch", "--quality", "80", "--thumbnail", "8x8", url],
+            ["fetch", "--no-orient", "--decode", "pam", url],
+            ["fetch", "--offline", url],
+            ["stat", "--key-strip-param", "sig", url],
+            ["purge", "--key-ignore-query", url],
+        ]
+        for arguments in accepted {
+            #expect(usageError(arguments) == nil, "\(arguments): \(usageError(arguments) ?? "")")
+        }
+    }
+}

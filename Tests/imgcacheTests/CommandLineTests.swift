@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The built binary against the loopback server (issue 15, items 4, 6, 8 and 12).
+@Suite(.serialized) struct CommandLineTests {
+    let server: TestHTTPServer
+    let cache: TemporaryDirectory
+    let png = Fixtures.tinyPNG
+
+    init() throws {
+        server = try TestHTTPServer()
+        cache = try TemporaryDirectory()
+        server.route("/a.png", .ok(png))
+    }
+
+    func run(_ arguments: String...) throws -> CLI.Result {
+        try CLI.run(arguments, cacheDir: cache.path)
+    }
+
+    // 4.
+
+    @Test func bareImgcachePrintsAShortUsageAndExits64() throws {
+        let result = try CLI.run([], cacheDir: cache.path)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("usage: imgcache "))
+        #expect(result.stderr.split(separator: "\n").count <= 10)
+    }
+
+    @Test func usageErrorsAreOneLineWithExit64() throws {
+        let bogus = try run("fetch", "--bogus", server.url("/a.png"))
+        #expect(bogus.status == 64)
+        #expect(bogus.stderr == "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')\n")
+        let help = try run("help", "nosuch")
+        #expect(help.status == 64)
+        #expect(help.stderr == "imgcache: help: no subcommand 'nosuch' (see 'imgcache --help')\n")
+        #expect(help.stdout.isEmpty)
+        let helpFetch = try run("help", "fetch")
+        #expect(helpFetch.status == 0)
+        #expect(helpFetch.stdoutText.contains("--decode"))
+        #expect(server.requestCount(for: "/a.png") == 0)
+    }
+
+    @Test func globalOptionsAndAttachedValuesWorkEndToEnd() throws {
+        let other = try TemporaryDirectory()
+        let file = "\(other.path)/out.png"
+        let result = try run("--cache-dir", other.path, "-q", "fetch", "-o\(file)", server.url("/a.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.contents(atPath: file) == Data(png))
+        #expect(try run("stat", "--cache-dir", other.path, "-q", server.url("/a.png")).status == 0)
+        #expect(try run("stat", "-q", server.url("/a.png")).status == 7)
+    }
+
+    // 6.
+
+    @Test func purgeNeedsURLsAllOrFailed() throws {
+        let url = server.url("/a.png")
+        #expect(try run("fetch", "-o", "/dev/null", url).status == 0)
+        let bare = try run("purge")
+        #expect(bare.status == 64)
+        #expect(bare.stderr == "imgcache: purge: give URLs, --all or --failed; nothing was removed (see 'imgcache help purge')\n")
+        #expect(try run("stat", "-q", url).status == 0, "a bare purge removed the entry")
+        let removed = try run("purge", url, server.url("/other.png"))
+        #expect(removed.status == 0)
+        #expect(removed.stdoutLines == ["removed \(url)", "not cached: \(server.url("/other.png"))"])
+        #expect(try run("stat", "-q", url).status == 7)
+        #expect(try run("purge", "-q", url).stdout.isEmpty)
+        #expect(try run("fetch", "-o", "/dev/null", url).status == 0)
+        let all = try run("purge", "--all")
+        #expect(all.status == 0)
+        #expect(try run("stat", "-q", url).status == 7)
+    }
+
+    // 12.
+
+    @Test func aFailureIsRememberedForTheRequestThatFailed() throws {
+        server.route("/private.png") { request in
+            request.header("Authorization") == "Basic " + Data("user:secret".utf8).base64EncodedString()
+                ? .ok(Fixtures.tinyPNG) : .status(401, headers: ["WWW-Authenticate": "Basic realm=\"x\""])
+        }
+        let url = server.url("/private.png")
+        #expect(try run("fetch", "-o", "/dev/null", url).status == 4)
+        #expect(try run("fetch", "-o", "/dev/null", url).status == 6)
+        #expect(server.requestCount(for: "/private.png") == 1)
+        let withCredentials = try run("fetch", "-u", "user:secret", "-o", "/dev/null", url)
+        #expect(withCredentials.status == 0, "\(withCredentials.stderr)")
+        #expect(server.requestCount(for: "/private.png") == 2)
+        // Wrong credentials fail for themselves, and are remembered for themselves.
+        #expect(try run("fetch", "-u", "user:wrong", "-o", "/dev/null", "--refresh", url).status == 4)
+        #expect(try run("fetch", "-u", "user:wrong", "-o", "/dev/null", "--refresh", url).status == 6)
+        #expect(try run("fetch", "-H", "X-Team: a", "-o", "/dev/null", "--refresh", url).status == 4)
+        #expect(server.requestCount(for: "/private.png") == 4)
+        let purged = try run("purge", "--failed", url)
+        #expect(purged.stdoutLines == ["removed \(url)"])
+        #expect(try run("fetch", "-u", "user:wrong", "-o", "/dev/null", "--refresh", url).status == 4)
+        #expect(server.requestCount(for: "/private.png") == 5)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `fetch` with stdout and stderr on a pseudo-terminal (util-linux
+/// `script`), the screen rebuilt from what was written (issue 15, item 5):
+/// each summary line must start at the left margin, not after the bar.
+@Suite(.serialized) struct ProgressTerminalTests {
+    let server: TestHTTPServer
+    let cache: TemporaryDirectory
+
+    init() throws {
+        server = try TestHTTPServer()
+        cache = try TemporaryDirectory()
+    }
+
+    /// Runs `imgcache arguments...` on a new pseudo-terminal; returns what the terminal received.
+    func runOnTerminal(_ arguments: [String]) throws -> [UInt8] {
+        let quoted = ([CLI.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        script.arguments = ["-qfec", quoted, "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["IMGCACHE_DIR"] = cache.path
+        environment["TERM"] = "xterm"
+        script.environment = environment
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardInput = FileHandle.nullDevice
+        try script.run()
+        let bytes = [UInt8](output.fileHandleForReading.readDataToEndOfFile())
+        script.waitUntilExit()
+        return bytes
+    }
+
+    /// The lines a terminal shows after receiving `bytes`: carriage return,
+    /// newline and erase-to-end-of-line (`ESC [ K`) applied.
+    static func screen(_ bytes: [UInt8]) -> [String] {
+        var lines: [[Unicode.Scalar]] = [[]]
+        var column = 0
+        var index = 0
+        // Scalars, not Characters: "\r\n" is one Character.
+        let text = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        while index < text.count {
+            let character = text[index]
+            index += 1
+            switch character {
+            case "\r": column = 0
+            case "\n":
+                lines.append([])
+                column = 0
+            case "\u{1B}":
+                // Only erase-to-end-of-line is expected; any other sequence is kept visible.
+                if index + 1 < text.count, text[index] == "[", text[index + 1] == "K" {
+                    lines[lines.count - 1].removeSubrange(min(column, lines[lines.count - 1].count)...)
+                    index += 2
+                } else {
+                    lines[lines.count - 1].append("^")
+                }
+            default:
+                if column < lines[lines.count - 1].count {
+                    lines[lines.count - 1][column] = character
+                } else {
+                    lines[lines.count - 1].append(character)
+                }
+                column += 1
+            }
+        }
+        return lines.map { String(String.UnicodeScalarView($0)) }.filter { !$0.isEmpty }
+    }
+
+    @Test func theScreenModelAppliesEraseAndCarriageReturn() {
+        #expect(Self.screen(Array("[===]  1/1\r\u{1B}[Kdone\r\n".utf8)) == ["done"])
+        #expect(Self.screen(Array("[===]  1/1done\r\n".utf8)) == ["[===]  1/1done"])
+    }
+
+    @Test func summariesStartAtTheLeftMarginUnderTheProgressBar() throws {
+        let paths = (0..<4).map { "/img\($0).png" }
+        for path in paths { server.route(path, .ok(Fixtures.tinyPNG)) }
+        for urls in [[server.url(paths[0])], paths.map(server.url)] {
+            let screen = Self.screen(try runOnTerminal(["--progress", "fetch", "--refresh"] + urls))
+            #expect(screen.count == urls.count, "\(screen)")
+            for (line, url) in zip(screen, urls) {
+                #expect(line.hasPrefix("\(url): PNG 4×3"), "\(line)")
+            }
+        }
+    }
+
+    @Test func anErrorUnderTheBarStartsAtTheLeftMargin() throws {
+        server.route("/ok.png", .ok(Fixtures.tinyPNG))
+        let screen = Self.screen(try runOnTerminal(["--progress", "fetch", server.url("/ok.png"), server.url("/gone.png")]))
+        #expect(screen.contains { $0.hasPrefix("\(server.url("/ok.png")): PNG") }, "\(screen)")
+        #expect(screen.contains("imgcache: \(server.url("/gone.png")): HTTP 404 Not Found"), "\(screen)")
+        #expect(screen.count == 2, "\(screen)")
+    }
+}

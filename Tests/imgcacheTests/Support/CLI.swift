@@ -1,0 +1,1 @@
+../../ImageCoreTests/Support/CLI.swift

@@ -1,0 +1,1 @@
+../../ImageCoreTests/Support/Fixtures.swift
