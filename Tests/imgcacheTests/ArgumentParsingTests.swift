@@ -135,7 +135,7 @@ import Testing
             ["fetch", "--no-orient", url],
             ["fetch", "--frame", "0", url],
             ["fetch", "--offline", "--refresh", url],
-            ["fetch", "--offline", "-H", "X-A: 1", url],
+            ["fetch", "--offline", "-k", url],
             ["fetch", "--offline", "--stale-if-error", url],
             ["prefetch", "--no-store", "urls.txt"],
             ["purge", "--all", "--key-ignore-query"],
@@ -150,6 +150,7 @@ import Testing
             ["fetch", "--quality", "80", "--thumbnail", "8x8", url],
             ["fetch", "--no-orient", "--decode", "pam", url],
             ["fetch", "--offline", url],
+            ["fetch", "--offline", "-H", "Accept-Language: en", url],
             ["stat", "--key-strip-param", "sig", url],
             ["purge", "--key-ignore-query", url],
         ]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import imgcache
 
 /// The built binary against the loopback server (issue 15, items 4, 6, 8 and 12).
 @Suite(.serialized) struct CommandLineTests {
@@ -69,6 +70,36 @@ import Testing
         let all = try run("purge", "--all")
         #expect(all.status == 0)
         #expect(try run("stat", "-q", url).status == 7)
+    }
+
+    // 11.
+
+    @Test func outputDirIsCreatedAndPathsHaveNoDoubleSlash() throws {
+        let work = try TemporaryDirectory()
+        let result = try run("fetch", "--output-dir", "\(work.path)/new/sub/", server.url("/a.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: "\(work.path)/new/sub")
+        #expect(names.count == 1 && names[0].hasSuffix(".png"))
+        #expect(OutputFile.path("a.png", in: "/x//") == "/x/a.png" && OutputFile.path("a.png", in: "/") == "/a.png")
+    }
+
+    @Test func verboseSaysWhenAThumbnailIsMade() throws {
+        let made = try run("fetch", "-v", "--thumbnail", "2x2", "-o", "/dev/null", server.url("/a.png"))
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stderr.contains("imgcache: scaled to 2×2: \(server.url("/a.png"))"), "\(made.stderr)")
+        #expect(made.stderr.contains("imgcache: encoded as png"), "\(made.stderr)")
+        let again = try run("fetch", "-v", "--thumbnail", "2x2", "-o", "/dev/null", server.url("/a.png"))
+        #expect(again.stderr.contains("variant from disk"), "\(again.stderr)")
+    }
+
+    @Test func cleanAndPrefetchSummariesAgreeInNumber() throws {
+        let url = server.url("/a.png")
+        let prefetch = try CLI.run(["prefetch"], cacheDir: cache.path, stdin: Array("\(url)\n\(url)\n".utf8))
+        #expect(prefetch.stderr == "2 URLs (1 distinct): 1 downloaded, 1 already cached, 0 revalidated, 0 failed, 0 skipped\n")
+        let clean = try run("clean", "--dry-run", "--max-size", "1")
+        #expect(clean.stdoutText.hasPrefix("Would remove 1 entry (0 unused too long, 1 over the size limit)"), "\(clean.stdoutText)")
+        #expect(clean.stdoutText.contains("; 0 failed-URL records, 0 stray files. "), "\(clean.stdoutText)")
+        #expect(!clean.stdoutText.contains("(s)"))
     }
 
     // 12.

@@ -27,11 +27,12 @@ extension IMGCacheCommand.Prefetch {
 }
 
 extension DownloadOptions {
-    /// `--offline` never uses the network, so the options that shape a request do nothing with it.
+    /// `--offline` never uses the network, so the options that only shape a
+    /// transfer do nothing with it (`-H` and `-u` still pick a `Vary` variant).
     func refuseOptionsWithoutEffect() throws {
         guard offline else { return }
-        let useless = [(refresh, "--refresh"), (staleIfError, "--stale-if-error"), (!header.isEmpty, "--header"),
-                       (user != nil, "--user"), (insecure, "--insecure"), (proxy != nil, "--proxy")]
+        let useless = [(refresh, "--refresh"), (staleIfError, "--stale-if-error"), (insecure, "--insecure"),
+                       (proxy != nil, "--proxy"), (retryFailed, "--retry-failed")]
             .filter(\.0).map(\.1)
         if let first = useless.first { throw ValidationError("\(first) has no effect with --offline") }
     }
