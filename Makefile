@@ -87,12 +87,16 @@ stress: deps
 fuzz: deps
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# generate-manual writes what the argument definitions say; finish-man.py
-# makes it lint-clean and adds man/sections.mdoc (JSON records, exit status,
-# environment, files, examples, see also).
+# swift-argument-parser's generate-manual writes what the argument definitions
+# say (the debug build's, rather than the plugin's release build: same text,
+# minutes sooner); finish-man.py makes it lint-clean and adds man/sections.mdoc
+# (JSON records, exit status, environment, files, examples, see also).
 man: deps
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 \
-		--authors 'imgcache developers' -o .build/man
+	$(SWIFT) build --product imgcache $(SWIFTFLAGS)
+	$(SWIFT) build --product generate-manual $(SWIFTFLAGS)
+	mkdir -p .build/man
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" "$$($(SWIFT) build --show-bin-path)/imgcache" \
+		--date 2026-11-22 --authors 'imgcache developers' -o .build/man
 	python3 scripts/finish-man.py .build/man/imgcache.1 man/sections.mdoc > man/imgcache.1
 	$(MAKE) man-lint
 
