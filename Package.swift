@@ -21,11 +21,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG"]),
         .target(
             name: "ImageCore",
             dependencies: [
-                "CCurl", "CTurboJPEG", "CPNG", "CGIF", "CWebP", "CImageCoreShims",
+                "CCurl", "CTurboJPEG", "CPNG", "CGIF", "CWebP", "CImageCoreShims", "CHiredis",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift

@@ -77,6 +77,8 @@ public final class ImageManager: Sendable {
     /// Where downloads are written: the cache's tmp/, or a private scratch
     /// directory when the cache is read-only.
     private let downloadDirectory: String
+    /// The shared stores asked after the disk and before the origin; nil when none is configured.
+    private let remote: RemoteCache?
 
     /// A manager over `configuration.directory`, created if missing. The
     /// network stack is set up only when the first download needs it, unless
@@ -98,6 +100,14 @@ public final class ImageManager: Sendable {
         memory = MemoryCache(costLimit: configuration.cache.memoryLimit)
         disk = DiskCache(directory: configuration.directory, statistics: statistics, events: configuration.events)
         failedURLs = FailedURLRegistry(directory: configuration.directory, timeToLive: configuration.cache.failedTTL)
+        let network = NetworkHandle()
+        remote = configuration.cache.remoteStorage.isEmpty ? nil
+            : RemoteCache(configuration.cache.remoteStorage, statistics: statistics, events: events) { try network() }
+        // HTTP remotes share the origin's downloader (one multi handle, reused connections).
+        network.attach { [weak self] in
+            guard let self else { throw ImageCoreError(.interrupted, "the manager is gone") }
+            return try self.network()
+        }
     }
 
     /// The cache key for a URL under this manager's policy.
@@ -205,6 +215,7 @@ public final class ImageManager: Sendable {
     /// cache's totals. Call once at the end.
     public func finish() async throws {
         for task in backgroundWork.withLock({ $0 }) { await task.value }
+        await remote?.finish()
         (loader.withLock { $0 } as? Downloader)?.close()
         guard readOnlyReason == nil else {
             try? POSIXFile.removeTree(downloadDirectory)
@@ -286,6 +297,7 @@ public final class ImageManager: Sendable {
     /// a `stale` entry, asks the server with its validators first and keeps
     /// its bytes on 304 Not Modified.
     private func fetchFromNetwork(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
+        var stale = stale
         let locks = downloadLocks()
         var locked = locks?.tryLock(key.hash) ?? false
         if let locks, !locked, stale == nil, request.storesToDisk {
@@ -310,6 +322,22 @@ public final class ImageManager: Sendable {
            CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve {
             return storedElsewhere(cached, request)
         }
+        if let remote, stale == nil || !request.refresh,
+           let hit = await remote.lookup(key, url: request.url, maxBytes: request.download.maxBytes,
+                                         inspect: { [decoder] in try decoder.inspect($0) }) {
+            let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
+            var local: CachedData?
+            if decision != .mismatch && request.storesToDisk {
+                local = try disk.store(hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
+                                       response: hit.entry.response)
+            }
+            if decision == .serve && !request.refresh {
+                events.emit("served from remote storage \(hit.storage): \(request.url)")
+                return Fetched(info: hit.info, bytes: hit.bytes, stored: local, source: .remote)
+            }
+            // A stale remote entry lends its validators: the origin answers 304.
+            if let local { stale = local }
+        }
         var download = request.download
         if readOnlyReason == nil { download.resumableBodyPath = "\(downloadDirectory)/\(key.hash).partial" }
         if let entry = stale?.entry {
@@ -331,6 +359,7 @@ public final class ImageManager: Sendable {
                                                         responseTime: downloaded.responseTime)
             let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
             events.emit("revalidated (304 Not Modified): \(request.url)")
+            remote?.upload(entry, bytes: stale.bytes, key: key, url: request.url)
             return Fetched(info: entry.info, bytes: stale.bytes,
                            stored: CachedData(entry: entry, bytes: stale.bytes, path: stale.path), source: .revalidated)
         }
@@ -353,6 +382,7 @@ public final class ImageManager: Sendable {
                                     response: response)
         consumed = true
         storedEntries.add(1, ordering: .relaxed)
+        remote?.upload(stored.entry, bytes: bytes, key: key, url: request.url)
         if let maxSize = configuration.cache.maxSize,
            bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10 {
             trimToMaxSize()
@@ -418,6 +448,12 @@ public final class ImageManager: Sendable {
             loader = created
             return created
         }
+    }
+
+    /// Deletes `url`'s entry from every writable remote storage (`purge --remote`):
+    /// per storage (masked), whether it held one, or why deleting failed.
+    public func removeFromRemoteStorage(_ url: String) async -> [(storage: String, outcome: Result<Bool, ImageCoreError>)] {
+        await remote?.remove(key(for: url)) ?? []
     }
 
     /// Cancels every download in flight (SIGINT); their loads, and any later

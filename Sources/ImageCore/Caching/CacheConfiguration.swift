@@ -10,6 +10,9 @@ public struct CacheConfiguration: Sendable, Equatable {
     public var failedTTL: Double = 86400
     /// Cost limit of the in-process memory cache, in bytes of decoded pixels.
     public var memoryLimit: Int = 256 * 1024 * 1024
+    /// Shared stores looked up after the disk and before the origin
+    /// (`remote-storage = URL [URL...]`); see `RemoteStorageURL`.
+    public var remoteStorage: [RemoteStorageURL] = []
 
     /// The defaults: 7 days, no size limit, 24 hours, 256 MiB.
     public init() {}
@@ -43,6 +46,12 @@ public struct CacheConfiguration: Sendable, Equatable {
             case "memory-limit":
                 guard let bytes = Quantities.parseSize(value) else { throw invalid(source, number, "bad size '\(value)'") }
                 memoryLimit = bytes
+            case "remote-storage":
+                do {
+                    remoteStorage = try RemoteStorageURL.parseList(value)
+                } catch let error as ImageCoreError {
+                    throw invalid(source, number, error.message)
+                }
             default:
                 throw invalid(source, number, "unknown setting '\(key)'")
             }

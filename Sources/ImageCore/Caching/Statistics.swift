@@ -20,6 +20,10 @@ public final class Statistics: Sendable {
         case evictions
         case bytesDownloaded = "bytes-downloaded"
         case corruptEntries = "corrupt-entries"
+        case remoteHits = "remote-hits"
+        case remoteMisses = "remote-misses"
+        case remoteErrors = "remote-errors"
+        case remoteUploads = "remote-uploads"
     }
 
     private let counts = Mutex<[Counter: Int]>([:])

@@ -107,6 +107,14 @@ final class CurlTransfer {
             try set(CURLOPT_COOKIEJAR, cookieJar)
         }
         if let share { try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_SHARE, share)) }
+        if request.method != "GET" { try set(CURLOPT_CUSTOMREQUEST, request.method) }
+        if var body = request.uploadBody {
+            // COPYPOSTFIELDS copies the bytes, so nothing here must outlive the call;
+            // "Expect:" saves the 100-continue round trip.
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, body.count)
+            try check(body.withUnsafeMutableBytes { imgcache_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+            extraHeaders += [HTTPHeader(name: "Expect", value: ""), HTTPHeader(name: "Content-Type", value: "application/octet-stream")]
+        }
 
         for header in request.effectiveHeaders + extraHeaders {
             requestHeaders = imgcache_curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
@@ -119,7 +127,7 @@ final class CurlTransfer {
         try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
         try check(imgcache_curl_easy_setopt_header_callback(handle, curlReceiveHeader))
         try check(imgcache_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
-        events.emit("request started: GET \(request.url)")
+        events.emit("request started: \(request.method) \(request.url)")
     }
 
     /// Body bytes from libcurl. Returning fewer bytes than given aborts the
@@ -135,7 +143,7 @@ final class CurlTransfer {
             }
             if let partial { startPartialBody(partial, status: status) }
         }
-        if !sniffed {
+        if !sniffed && request.expectsImage {
             head += chunk.prefix(ImageFormat.sniffLength - head.count)
             if head.count >= ImageFormat.sniffLength {
                 sniffed = true
@@ -226,7 +234,7 @@ final class CurlTransfer {
             // Not modified: the caller keeps the body it has.
             outcome = .success(response(status))
         } else if code == CURLE_OK {
-            if !sniffed, let problem = Self.sniffProblem(head) {
+            if !sniffed, request.expectsImage, let problem = Self.sniffProblem(head) {
                 outcome = .failure(problem)
             } else if let total = resumeTotal, total != resumeOffset + received {
                 resumedBadly = true

@@ -31,6 +31,13 @@ public struct DownloadRequest: Sendable {
 
     /// An http or https URL.
     public var url: String
+    /// The HTTP method: GET, or PUT and DELETE for remote storage.
+    public var method = "GET"
+    /// The body sent with a PUT.
+    public var uploadBody: [UInt8]?
+    /// Whether the body must look like an image (sniffed as it arrives);
+    /// false for remote-storage objects, which carry their own header.
+    public var expectsImage = true
     /// Extra request headers.
     public var headers: [HTTPHeader] = []
     /// "user:password" for HTTP authentication; sent only to the original host.

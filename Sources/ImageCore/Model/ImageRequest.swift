@@ -68,6 +68,8 @@ public struct ImageResponse: Sendable {
     /// Where the image came from.
     public enum Source: String, Sendable {
         case memory, disk, downloaded, revalidated
+        /// From a shared remote storage (verified, then stored locally).
+        case remote
     }
 
     /// The URL that was asked for.

@@ -1,0 +1,148 @@
+import Synchronization
+
+/// The remote tier of one manager: the configured remote storages, asked in
+/// turn after the local disk and before the origin, and written after
+/// verified downloads and renewals.
+///
+/// A remote never fails a load: an error, a timeout or a damaged object is
+/// one `-v` line and a counter, and the load goes on to the next storage or
+/// the origin. A storage that failed (network, timeout, server error) is not
+/// asked again in this run. Uploads run in tasks alongside other work;
+/// `finish()` waits for them.
+///
+/// Thread safety: every method may be called from any task concurrently.
+final class RemoteCache: Sendable {
+    /// A remote entry that passed every check a download passes.
+    struct Hit: Sendable {
+        var entry: CacheEntry
+        var bytes: [UInt8]
+        var info: ImageInfo
+        var storage: String
+    }
+
+    private let storages: [any RemoteStorage]
+    private let failed: Mutex<Set<Int>>
+    private let uploads = Mutex<[Task<Void, Never>]>([])
+    private let statistics: Statistics
+    private let events: EventLog
+
+    init(_ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
+         network: @escaping @Sendable () throws -> any DataLoading) {
+        storages = configured.map { makeRemoteStorage($0, network: network) }
+        failed = Mutex([])
+        self.statistics = statistics
+        self.events = events
+    }
+
+    /// The first verified entry for `key` among the storages that have not
+    /// failed; nil if none has one. `inspect` is the check a download gets
+    /// (sniff, header against the limits, structure to the end).
+    func lookup(_ key: CacheKey, url: String, maxBytes: Int,
+                inspect: @escaping @Sendable ([UInt8]) throws -> ImageInfo) async -> Hit? {
+        for (index, storage) in storages.enumerated() where !hasFailed(index) {
+            let object: [UInt8]?
+            do {
+                object = try await storage.get(key.hash, maxBytes: maxBytes + (1 << 20))
+            } catch let error as ImageCoreError {
+                disable(index, storage, error)
+                continue
+            } catch {
+                continue
+            }
+            guard let object else {
+                statistics.add(.remoteMisses)
+                events.emit("not in remote storage \(storage.configured): \(url)")
+                continue
+            }
+            guard let decoded = RemoteObject.decode(object) else {
+                reject(storage, url, "not a whole entry of layout \(RemoteObject.layoutVersion)")
+                continue
+            }
+            let (entry, bytes) = (decoded.entry, decoded.bytes)
+            guard entry.key == key.string else {
+                reject(storage, url, "it holds the entry of another key")
+                continue
+            }
+            guard bytes.count == entry.byteCount, Digest.sha256Hex(bytes) == entry.checksum else {
+                reject(storage, url, "its bytes do not match their checksum")
+                continue
+            }
+            do {
+                let info = try await runInBackground { try inspect(bytes) }
+                statistics.add(.remoteHits)
+                return Hit(entry: entry, bytes: bytes, info: info, storage: storage.configured.description)
+            } catch let error as ImageCoreError {
+                reject(storage, url, error.message)
+            } catch {
+                reject(storage, url, "\(error)")
+            }
+        }
+        return nil
+    }
+
+    /// Uploads an entry to every writable storage that has not failed, in
+    /// tasks of their own (`finish()` waits for them).
+    func upload(_ entry: CacheEntry, bytes: [UInt8], key: CacheKey, url: String) {
+        let writable = storages.enumerated().filter { !$0.element.configured.readOnly && !hasFailed($0.offset) }
+        guard !writable.isEmpty else { return }
+        let object = RemoteObject.encode(entry, bytes: bytes)
+        let name = key.hash
+        for (index, storage) in writable {
+            let task = Task { [self] in
+                do {
+                    try await storage.put(name, object)
+                    statistics.add(.remoteUploads)
+                    events.emit("uploaded to remote storage \(storage.configured): \(url)")
+                } catch let error as ImageCoreError {
+                    disable(index, storage, error)
+                } catch {}
+            }
+            uploads.withLock { $0.append(task) }
+        }
+    }
+
+    /// Deletes `key`'s entry from every writable storage; one line per
+    /// storage saying what happened, for `purge --remote`.
+    func remove(_ key: CacheKey) async -> [(storage: String, outcome: Result<Bool, ImageCoreError>)] {
+        var results: [(storage: String, outcome: Result<Bool, ImageCoreError>)] = []
+        for storage in storages where !storage.configured.readOnly {
+            do {
+                let removed = try await storage.delete(key.hash)
+                results.append((storage.configured.description, .success(removed)))
+            } catch let error as ImageCoreError {
+                results.append((storage.configured.description, .failure(error)))
+            } catch {}
+        }
+        return results
+    }
+
+    /// Waits for every upload started so far.
+    func finish() async {
+        while true {
+            let pending = uploads.withLock { tasks in
+                defer { tasks.removeAll() }
+                return tasks
+            }
+            if pending.isEmpty { return }
+            for task in pending { await task.value }
+        }
+    }
+
+    private func hasFailed(_ index: Int) -> Bool {
+        failed.withLock { $0.contains(index) }
+    }
+
+    /// A storage that failed is not asked again in this run.
+    private func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) {
+        guard error.kind != .interrupted else { return }
+        statistics.add(.remoteErrors)
+        let first = failed.withLock { $0.insert(index).inserted }
+        if first { events.emit("remote storage failed, not asked again in this run: \(error.message)") }
+    }
+
+    /// A damaged or foreign object: ignored (the origin's copy replaces it).
+    private func reject(_ storage: any RemoteStorage, _ url: String, _ why: String) {
+        statistics.add(.remoteErrors)
+        events.emit("ignored the entry in remote storage \(storage.configured) for \(url): \(why)")
+    }
+}

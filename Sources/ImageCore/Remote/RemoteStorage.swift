@@ -1,0 +1,50 @@
+import Synchronization
+
+/// The remote-storage seam: a shared store of cache entries that many
+/// machines read and write (nginx with WebDAV, Redis), looked up after the
+/// local disk and before the origin.
+///
+/// Objects are named by the cache key's hash; each backend adds the
+/// versioned layout prefix (`RemoteObject.layoutVersion`), so a future
+/// format never reads old objects as new ones.
+///
+/// Thread safety: implementations may be called from any task concurrently.
+/// Errors are `ImageCoreError`s whose messages never hold credentials.
+public protocol RemoteStorage: Sendable {
+    /// What was configured (its `description` is masked).
+    var configured: RemoteStorageURL { get }
+    /// The object named `name`, or nil if the store does not have it.
+    func get(_ name: String, maxBytes: Int) async throws -> [UInt8]?
+    /// Stores (or replaces) the object named `name`.
+    func put(_ name: String, _ object: [UInt8]) async throws
+    /// Deletes the object named `name`; false if it was not there.
+    func delete(_ name: String) async throws -> Bool
+}
+
+/// A remote storage's backend for a configured URL. HTTP goes through
+/// `network` (the manager's libcurl multi handle, so connections are shared
+/// and reused); Redis opens its own connections on first use.
+func makeRemoteStorage(_ configured: RemoteStorageURL,
+                       network: @escaping @Sendable () throws -> any DataLoading) -> any RemoteStorage {
+    switch configured.scheme {
+    case .http: HTTPRemoteStorage(configured, network: network)
+    case .redis: RedisRemoteStorage(configured)
+    }
+}
+
+/// The manager's downloader for remote storages, attached once the manager
+/// exists (it is created lazily, on the first request that needs it).
+final class NetworkHandle: Sendable {
+    private let provider = Mutex<(@Sendable () throws -> any DataLoading)?>(nil)
+
+    /// Sets where the downloader comes from.
+    func attach(_ provider: @escaping @Sendable () throws -> any DataLoading) {
+        self.provider.withLock { $0 = provider }
+    }
+
+    /// The downloader.
+    func callAsFunction() throws -> any DataLoading {
+        guard let provider = provider.withLock({ $0 }) else { throw ImageCoreError(.failure, "no network for remote storage") }
+        return try provider()
+    }
+}
