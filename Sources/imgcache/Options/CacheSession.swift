@@ -35,6 +35,7 @@ enum CacheSession {
                                     limits: DecodingLimits) throws -> ImageManager {
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+        configuration.cache.remoteStorage = global.remote.resolved(configured: configuration.cache.remoteStorage)
         if let memoryLimit { configuration.cache.memoryLimit = memoryLimit }
         configuration.keyPolicy = keyPolicy
         configuration.cookieJar = cookieJar.map(Environment.absolutePath)

@@ -21,6 +21,8 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     @Flag(exclusivity: .chooseLast)
     var progressChoice: ProgressChoice?
 
+    @OptionGroup var remote: RemoteStorageOptions
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         if quiet && progress == true { throw ValidationError("--quiet and --progress cannot be used together") }

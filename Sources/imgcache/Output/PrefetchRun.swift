@@ -81,7 +81,7 @@ struct PrefetchRun {
                 tally.downloaded += 1
                 tally.bytes += response.bytes.count
             case .revalidated: tally.revalidated += 1
-            case .memory, .disk: tally.cached += 1
+            case .memory, .disk, .remote: tally.cached += 1
             }
         case .failure(let error):
             tally.failureKinds.append(error.kind)

@@ -16,6 +16,13 @@ enum StatReport {
             record.add("oldest_use", summary.oldestUse.map(HTTPDate.iso8601))
             record.add("newest_use", summary.newestUse.map(HTTPDate.iso8601))
             record.add("failed_urls", summary.failedURLs)
+            if !configuration.remoteStorage.isEmpty {
+                record.add("remote_storage", configuration.remoteStorage.map { storage in
+                    var item = JSONRecord()
+                    item.add("url", storage.description)
+                    return item
+                })
+            }
             var counterRecord = JSONRecord()
             for (name, value) in counters { counterRecord.add(name.replacingDashes, value) }
             record.add("counters", counterRecord)
@@ -31,6 +38,8 @@ enum StatReport {
             ("Oldest use", summary.oldestUse.map(HTTPDate.iso8601) ?? "-"),
             ("Newest use", summary.newestUse.map(HTTPDate.iso8601) ?? "-"),
             ("Failed URLs", "\(summary.failedURLs) (kept \(Quantities.formatDuration(configuration.failedTTL)))"),
+            ("Remote storage", configuration.remoteStorage.isEmpty ? "none"
+                : configuration.remoteStorage.map(\.description).joined(separator: " ")),
         ] + counters.map { (name, value) in
             (name.prefix(1).uppercased() + name.dropFirst().replacingDashes(with: " "),
              name == "bytes-downloaded" ? Quantities.formatSize(value) : String(value))

@@ -22,6 +22,9 @@ extension IMGCacheCommand {
         @Flag(help: "Forget only the failed-URL list (or, with URLs, only their failed records).")
         var failed = false
 
+        @Flag(help: "Also delete the given URLs from the writable remote storages.")
+        var remote = false
+
         @OptionGroup var key: KeyOptions
 
         @Argument(help: ArgumentHelp("URLs to remove.", valueName: "url"))
@@ -32,6 +35,7 @@ extension IMGCacheCommand {
             if all && !urls.isEmpty { throw ValidationError("--all removes everything; give URLs or --all, not both") }
             if all && failed { throw ValidationError("--all already forgets the failed-URL list; drop --failed") }
             try refuseOptionsWithoutEffect()
+            if remote && urls.isEmpty { throw ValidationError("--remote needs URLs: a remote storage cannot be listed") }
         }
 
         func run() async throws {
@@ -71,6 +75,9 @@ extension IMGCacheCommand {
                         StandardStreams.print(removed ? "removed \(url)" : failed ? "not on the failed list: \(url)" : "not cached: \(url)")
                     }
                 }
+                if remote { try await RemotePurge.run(urls, global: global, keyPolicy: policy) }
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 let failure = coreError(error)
                 StandardStreams.printError("imgcache: \(directory.root): \(failure.message)")

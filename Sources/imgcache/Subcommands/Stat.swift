@@ -24,7 +24,8 @@ extension IMGCacheCommand {
 
         func run() async throws {
             let directory = global.resolvedCacheDirectory
-            let configuration = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+            var configuration = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+            configuration.remoteStorage = global.remote.resolved(configured: configuration.remoteStorage)
             if urls.isEmpty {
                 StatReport.printSummary(CacheSummary.read(directory), directory: directory, configuration: configuration,
                                         json: global.json)

@@ -1,0 +1,38 @@
+import ArgumentParser
+import ImageCore
+
+/// `--remote-storage` and `--no-remote-storage`: which shared stores one run
+/// uses instead of `remote-storage` in imgcache.conf or `$IMGCACHE_REMOTE_STORAGE`.
+struct RemoteStorageOptions: ParsableArguments {
+    @Option(name: .customLong("remote-storage"),
+            help: ArgumentHelp("Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
+                               + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS "
+                               + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
+                               valueName: "url"))
+    var remoteStorage: String?
+
+    @Flag(name: .customLong("no-remote-storage"), help: "Use no remote storage in this run.")
+    var noRemoteStorage = false
+
+    /// The environment's setting, which overrides the configuration file (as in ccache).
+    static let environmentVariable = "IMGCACHE_REMOTE_STORAGE"
+
+    func validate() throws {
+        for (source, text) in [("--remote-storage", remoteStorage), (Self.environmentVariable, Environment.variables[Self.environmentVariable])] {
+            guard let text else { continue }
+            do {
+                _ = try RemoteStorageURL.parseList(text)
+            } catch let error as ImageCoreError {
+                throw ValidationError("\(source): \(error.message)")
+            }
+        }
+    }
+
+    /// The stores this run uses: none with `--no-remote-storage`, else the
+    /// flag's, else the environment's, else the configuration file's.
+    func resolved(configured: [RemoteStorageURL]) -> [RemoteStorageURL] {
+        if noRemoteStorage { return [] }
+        guard let text = remoteStorage ?? Environment.variables[Self.environmentVariable] else { return configured }
+        return (try? RemoteStorageURL.parseList(text)) ?? []
+    }
+}
