@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import ImageCore
+
+/// A remote that is down, slow or wrong never fails a fetch: each case falls
+/// back to the origin (the loopback test server, which counts requests) and
+/// exits 0. The remote is nginx's WebDAV module unless the case needs a fault
+/// nginx cannot play.
+@Suite(.serialized, .enabled(if: LoopbackServices.haveNginx, "nginx is not installed (make deps installs nginx-light)"))
+struct RemoteFaultTests {
+    let origin: TestHTTPServer
+    let png = Fixtures.tinyPNG
+
+    init() throws {
+        origin = try TestHTTPServer()
+        origin.route("/a.png", .ok(png))
+        origin.route("/b.png", .ok(png + [7]))
+    }
+
+    func fetch(_ url: String, remote: String, cache: TemporaryDirectory) throws -> CLI.Result {
+        try CLI.run(["fetch", "-v", "--remote-storage", remote, url], cacheDir: cache.path)
+    }
+
+    /// Machine A stores `url` in the remote; returns the object's path.
+    func warm(_ url: String, _ dav: NginxProcess, _ store: TemporaryDirectory) throws -> String {
+        let first = try fetch(url, remote: dav.url, cache: try TemporaryDirectory())
+        #expect(first.status == 0, "\(first.stderr)")
+        let path = remoteObjectPath(store, url)
+        #expect(FileManager.default.fileExists(atPath: path))
+        return path
+    }
+
+    /// Machine B fetches `url`: the origin serves it, exit 0, and the remote's
+    /// object is replaced by a good one.
+    func expectFallback(_ url: String, remote: String, expected: [UInt8], originRequests: Int) throws -> CLI.Result {
+        let result = try fetch(url, remote: remote, cache: try TemporaryDirectory())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == expected)
+        #expect(origin.requestCount(for: String(url.dropFirst(origin.url("").count))) == originRequests)
+        return result
+    }
+
+    @Test func aStoppedRemoteIsAskedOnceThenTheOriginServes() throws {
+        let (dav, _) = try makeWebDAVRemote()
+        dav.stop()
+        let cache = try TemporaryDirectory()
+        let paths = (0..<20).map { "/s\($0).png" }
+        for path in paths { origin.route(path, .ok(png)) }
+        let input = Array(paths.map { origin.url($0) }.joined(separator: "\n").utf8)
+        let run = try CLI.run(["prefetch", "-v", "--remote-storage", dav.url], cacheDir: cache.path, stdin: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "not asked again").count == 2, "\(run.stderr)")
+        // Only the lookups already in flight when it failed reach it; no upload is tried.
+        let asked = run.stderr.components(separatedBy: "request started: GET \(dav.url)/imgcache").count - 1
+        #expect(asked >= 1 && asked < paths.count, "\(run.stderr)")
+        #expect(!run.stderr.contains("request started: PUT"))
+        #expect(paths.allSatisfy { origin.requestCount(for: $0) == 1 })
+        #expect(try counters(cache)["remote_errors"] == asked)
+    }
+
+    @Test func aStallingRemoteCostsItsTimeoutOnly() throws {
+        let stalling = try TestHTTPServer()
+        stalling.route("/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(origin.url("/a.png")).hash)", .stall(seconds: 5))
+        let result = try expectFallback(origin.url("/a.png"), remote: stalling.url("") + "|timeout=300", expected: png,
+                                        originRequests: 1)
+        #expect(result.stderr.contains("not asked again"))
+    }
+
+    @Test func aRemoteAnswering500IsSkipped() throws {
+        let failing = try TestHTTPServer()
+        failing.route("/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(origin.url("/a.png")).hash)", .status(500))
+        _ = try expectFallback(origin.url("/a.png"), remote: failing.url(""), expected: png, originRequests: 1)
+    }
+
+    @Test(arguments: ["bit-flipped", "truncated"])
+    func aDamagedRemoteObjectIsIgnoredAndReplaced(damage: String) throws {
+        let (dav, store) = try makeWebDAVRemote()
+        let url = origin.url("/a.png")
+        let path = try warm(url, dav, store)
+        var object = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        if damage == "bit-flipped" { object[object.count - 20] ^= 0x10 } else { object.removeLast(30) }
+        try Data(object).write(to: URL(fileURLWithPath: path))
+        let result = try expectFallback(url, remote: dav.url, expected: png, originRequests: 2)
+        #expect(result.stderr.contains("ignored the entry in remote storage"), "\(result.stderr)")
+        settle()
+        let replaced = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(RemoteObject.decode(replaced)?.bytes == png)
+    }
+
+    @Test func anObjectHoldingAnotherKeysEntryIsIgnored() throws {
+        let (dav, store) = try makeWebDAVRemote()
+        let (a, b) = (origin.url("/a.png"), origin.url("/b.png"))
+        let path = try warm(a, dav, store)
+        let other = remoteObjectPath(store, b)
+        try FileManager.default.copyItem(atPath: path, toPath: other)
+        let result = try expectFallback(b, remote: dav.url, expected: png + [7], originRequests: 1)
+        #expect(result.stderr.contains("another key"), "\(result.stderr)")
+    }
+
+    @Test func aReadOnlyRemoteIsNeverWritten() throws {
+        let (dav, _) = try makeWebDAVRemote()
+        let cache = try TemporaryDirectory()
+        let result = try fetch(origin.url("/a.png"), remote: dav.url + "|read-only", cache: cache)
+        #expect(result.status == 0)
+        settle()
+        #expect(dav.count("GET") == 1)
+        #expect(dav.count("PUT") == 0)
+        #expect(try counters(cache)["remote_uploads"] ?? 0 == 0)
+    }
+
+    /// A stale remote entry lends its validators: the origin answers 304,
+    /// and the renewed entry goes back to the remote, where a third machine
+    /// finds it fresh.
+    @Test func aStaleRemoteEntryIsRevalidatedAndRenewed() throws {
+        let (dav, store) = try makeWebDAVRemote()
+        origin.route("/r.png") { [png] request in
+            if request.header("If-None-Match") == "\"v1\"" {
+                return .status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=3600"])
+            }
+            return .ok(png, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0"])
+        }
+        let url = origin.url("/r.png")
+        let path = try warm(url, dav, store)
+        let second = try CLI.run(["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
+        #expect(records(second).first?["result"] as? String == "revalidated")
+        let requests = origin.requests.filter { $0.path == "/r.png" }
+        #expect(requests.count == 2)
+        #expect(requests.last?.header("If-None-Match") == "\"v1\"")
+        settle()
+        let renewed = try #require(RemoteObject.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
+        #expect((renewed.entry.expires ?? 0) > Date().timeIntervalSince1970 + 3000)
+        let third = try CLI.run(["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
+        #expect(records(third).first?["result"] as? String == "remote")
+        #expect(origin.requests.filter { $0.path == "/r.png" }.count == 2)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real nginx and redis-server processes on 127.0.0.1 for the remote-storage
+/// tests, each in its own temporary directory, stopped at deinit. Tests skip
+/// with a message when the binaries are absent (`make deps` installs them).
+enum LoopbackServices {
+    static let nginx = "/usr/sbin/nginx"
+    static let redis = "/usr/bin/redis-server"
+
+    static var haveNginx: Bool { FileManager.default.isExecutableFile(atPath: nginx) }
+    static var haveRedis: Bool { FileManager.default.isExecutableFile(atPath: redis) }
+
+    /// A port nothing listens on right now (the kernel's choice, released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw ServiceError("cannot pick a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Waits until something accepts connections on `port` (at most 10 s).
+    static func waitForListener(_ port: Int, _ process: Process) throws {
+        for _ in 0..<500 {
+            guard process.isRunning else { throw ServiceError("exited before listening on \(port)") }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(fd)
+            if connected { return }
+            usleep(20_000)
+        }
+        throw ServiceError("nothing listens on \(port)")
+    }
+
+    struct ServiceError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// One nginx (a single process: `master_process off`, so it never switches
+/// user and can write a WebDAV directory owned by the test) with the given
+/// `server` block body. The access log holds `STATUS METHOD URI` lines.
+final class NginxProcess: @unchecked Sendable {
+    // Why unchecked: `process` is set once in init; Process is thread-safe enough for terminate/wait.
+    let port: Int
+    let work: TemporaryDirectory
+    private let process: Process
+
+    init(serverBody: String, httpBody: String = "") throws {
+        port = try LoopbackServices.freePort()
+        work = try TemporaryDirectory()
+        let config = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(work.path)/nginx.pid;
+            error_log \(work.path)/error.log warn;
+            events { worker_connections 1024; }
+            http {
+                log_format plain '$status $request_method $request_uri';
+                access_log \(work.path)/access.log plain;
+                client_body_temp_path \(work.path)/body;
+                proxy_temp_path \(work.path)/proxy;
+                fastcgi_temp_path \(work.path)/fastcgi;
+                uwsgi_temp_path \(work.path)/uwsgi;
+                scgi_temp_path \(work.path)/scgi;
+                types { image/png png; }
+                keepalive_requests 100000;
+                \(httpBody)
+                server {
+                    listen 127.0.0.1:\(port);
+                    \(serverBody)
+                }
+            }
+            """
+        try config.write(toFile: "\(work.path)/nginx.conf", atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: LoopbackServices.nginx)
+        process.arguments = ["-c", "\(work.path)/nginx.conf", "-p", work.path, "-e", "\(work.path)/error.log"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try LoopbackServices.waitForListener(port, process)
+    }
+
+    deinit { stop() }
+
+    /// The base URL.
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Access-log lines so far (`STATUS METHOD URI`).
+    var log: [String] {
+        ((try? String(contentsOfFile: "\(work.path)/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Requests with this method so far.
+    func count(_ method: String) -> Int { log.filter { $0.split(separator: " ").dropFirst().first == Substring(method) }.count }
+
+    /// Stops nginx at once (SIGKILL: a remote that disappears).
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// An ephemeral redis-server on a free port, persisting nothing.
+final class RedisProcess: @unchecked Sendable {
+    // Why unchecked: as for NginxProcess.
+    let port: Int
+    private let work: TemporaryDirectory
+    private let process: Process
+
+    init() throws {
+        port = try LoopbackServices.freePort()
+        work = try TemporaryDirectory()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: LoopbackServices.redis)
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", work.path, "--maxmemory-policy", "allkeys-lru"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try LoopbackServices.waitForListener(port, process)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var url: String { "redis://127.0.0.1:\(port)" }
+}
