@@ -210,6 +210,63 @@ ic=$(awk -v s="$start" -v e="$mid" 'BEGIN{print e-s}'); fd=$(awk -v s="$mid" -v 
 row "| 7 clean 100 000 entries, all expired | \`imgcache clean --max-age 7d\` | $(printf %.2f "$ic") s | 1.00 |"
 row "| 7 clean 100 000 entries, all expired | \`find DIR -mtime +7 -delete\` | $(printf %.2f "$fd") s | $(ratio "$fd" "$ic") |"
 
+# ---- 9. Remote storage (issue 16): a prefetch of 1000 URLs from a warm remote
+# (nginx WebDAV, Redis) against the same prefetch from the origin, each into an
+# empty local cache.
+say "9. prefetch of 1000 from a warm remote storage vs from the origin"
+DAV_PORT=18433 REDIS_PORT=18434
+mkdir -p "$WORK/dav/logs" "$WORK/dav/tmp" "$WORK/dav/store"
+chmod 777 "$WORK/dav" "$WORK/dav/tmp" "$WORK/dav/store"  # nginx workers write as another user
+cat > "$WORK/dav/nginx.conf" <<CONF
+worker_processes 1;
+pid $WORK/dav/nginx.pid;
+error_log $WORK/dav/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $WORK/dav/tmp;
+	keepalive_requests 100000;
+	server {
+		listen 127.0.0.1:$DAV_PORT;
+		location / {
+			root $WORK/dav/store;
+			dav_methods PUT DELETE;
+			create_full_put_path on;
+			dav_access user:rw group:rw all:r;
+			client_max_body_size 100m;
+		}
+	}
+}
+CONF
+/usr/sbin/nginx -c "$WORK/dav/nginx.conf" -p "$WORK/dav" -e "$WORK/dav/logs/error.log"
+redis-server --port $REDIS_PORT --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+	--pidfile "$WORK/redis.pid" --dir "$WORK" --logfile "$WORK/redis.log"
+trap 'nginx_stop "$WORK/dav"; [ -f "$WORK/redis.pid" ] && kill "$(cat "$WORK/redis.pid")"; cleanup' EXIT
+sleep 0.5
+DAV="http://127.0.0.1:$DAV_PORT" REDIS="redis://127.0.0.1:$REDIS_PORT"
+"$IMGCACHE" prefetch -q --cache-dir "$WORK/c9warm" --remote-storage "$DAV $REDIS" "$WORK/list.txt"
+declare -A remote_times=()
+for _ in $(seq "$RUNS"); do
+	for source in origin webdav redis; do
+		rm -rf "$WORK/c9"
+		case $source in
+			origin) args=(--no-remote-storage) ;;
+			webdav) args=(--remote-storage "$DAV") ;;
+			redis) args=(--remote-storage "$REDIS") ;;
+		esac
+		start=$(now)
+		"$IMGCACHE" prefetch -q --cache-dir "$WORK/c9" "${args[@]}" "$WORK/list.txt"
+		remote_times[$source]+="$(since "$start") "
+	done
+done
+base=$(med_of "${remote_times[origin]}")
+declare -A remote_labels=([origin]="from the origin (nginx)" [webdav]="from a warm nginx WebDAV remote" [redis]="from a warm Redis remote")
+for source in origin webdav redis; do
+	m=$(med_of "${remote_times[$source]}")
+	flag="--remote-storage URL"; [ "$source" = origin ] && flag="--no-remote-storage"
+	row "| 9 prefetch 1000 ${remote_labels[$source]} | \`imgcache prefetch $flag list\` | $(median_of "${remote_times[$source]}") s | $(ratio "$base" "$m") (origin / this) |"
+done
+
 {
 	echo "# imgcache benchmarks"
 	echo
