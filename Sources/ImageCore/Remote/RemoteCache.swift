@@ -20,8 +20,18 @@ final class RemoteCache: Sendable {
         var storage: String
     }
 
+    /// What this run knows of a storage. The first lookup probes it alone;
+    /// lookups arriving meanwhile wait for its outcome, so a dead storage
+    /// costs one timeout per run, not one per URL in flight.
+    private enum Health {
+        case untried
+        case probing([CheckedContinuation<Bool, Never>])
+        case healthy
+        case failed
+    }
+
     private let storages: [any RemoteStorage]
-    private let failed: Mutex<Set<Int>>
+    private let health: Mutex<[Health]>
     private let uploads = Mutex<[Task<Void, Never>]>([])
     private let statistics: Statistics
     private let events: EventLog
@@ -29,7 +39,7 @@ final class RemoteCache: Sendable {
     init(_ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
          network: @escaping @Sendable () throws -> any DataLoading) {
         storages = configured.map { makeRemoteStorage($0, network: network) }
-        failed = Mutex([])
+        health = Mutex(Array(repeating: .untried, count: configured.count))
         self.statistics = statistics
         self.events = events
     }
@@ -39,14 +49,16 @@ final class RemoteCache: Sendable {
     /// (sniff, header against the limits, structure to the end).
     func lookup(_ key: CacheKey, url: String, maxBytes: Int,
                 inspect: @escaping @Sendable ([UInt8]) throws -> ImageInfo) async -> Hit? {
-        for (index, storage) in storages.enumerated() where !hasFailed(index) {
+        for (index, storage) in storages.enumerated() where await admit(index) {
             let object: [UInt8]?
             do {
                 object = try await storage.get(key.hash, maxBytes: maxBytes + (1 << 20))
+                settle(index, healthy: true)
             } catch let error as ImageCoreError {
                 disable(index, storage, error)
                 continue
             } catch {
+                settle(index, healthy: false)
                 continue
             }
             guard let object else {
@@ -129,14 +141,51 @@ final class RemoteCache: Sendable {
     }
 
     private func hasFailed(_ index: Int) -> Bool {
-        failed.withLock { $0.contains(index) }
+        health.withLock { if case .failed = $0[index] { true } else { false } }
+    }
+
+    /// Whether a lookup may ask storage `index`: at once if it is known
+    /// healthy (or untried: this lookup probes it), never if it failed, and
+    /// after the probe's outcome while one is in flight.
+    private func admit(_ index: Int) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer: Bool? = health.withLock { states in
+                switch states[index] {
+                case .healthy: return true
+                case .failed: return false
+                case .untried:
+                    states[index] = .probing([])
+                    return true
+                case .probing(let waiting):
+                    states[index] = .probing(waiting + [continuation])
+                    return nil
+                }
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    /// Records a request's outcome; a probe's releases the lookups waiting for it.
+    private func settle(_ index: Int, healthy: Bool) {
+        let waiting: [CheckedContinuation<Bool, Never>] = health.withLock { states in
+            var released: [CheckedContinuation<Bool, Never>] = []
+            if case .probing(let waiting) = states[index] { released = waiting }
+            switch (healthy, states[index]) {
+            case (false, _): states[index] = .failed
+            case (true, .failed): break  // an earlier failure stands for the run
+            case (true, _): states[index] = .healthy
+            }
+            return released
+        }
+        for continuation in waiting { continuation.resume(returning: healthy) }
     }
 
     /// A storage that failed is not asked again in this run.
     private func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) {
+        let first = !hasFailed(index)
+        settle(index, healthy: false)
         guard error.kind != .interrupted else { return }
         statistics.add(.remoteErrors)
-        let first = failed.withLock { $0.insert(index).inserted }
         if first { events.emit("remote storage failed, not asked again in this run: \(error.message)") }
     }
 

@@ -131,13 +131,14 @@ final class RedisProcess: @unchecked Sendable {
     private let work: TemporaryDirectory
     private let process: Process
 
-    init() throws {
+    init(password: String? = nil) throws {
         port = try LoopbackServices.freePort()
         work = try TemporaryDirectory()
         process = Process()
         process.executableURL = URL(fileURLWithPath: LoopbackServices.redis)
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                              "--dir", work.path, "--maxmemory-policy", "allkeys-lru"]
+            + (password.map { ["--requirepass", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
