@@ -31,7 +31,15 @@ struct IMGCacheCommand: AsyncParsableCommand {
             Retry-After up to 30 s. A download of 128 KiB or more that breaks off is resumed by the next \
             attempt with Range and If-Range when its validator is strong (partials are kept a day).
 
-            REMOTE STORAGE (shared by a fleet, as in ccache): remote-storage = URL [URL...] in imgcache.conf,             $IMGCACHE_REMOTE_STORAGE, or --remote-storage URL / --no-remote-storage for one run. URL is             http(s)://... (PUT/DELETE, e.g. nginx WebDAV) or redis://[user:password@]host[:port][/db],             optionally followed by |read-only, |connect-timeout=MS (100) and |timeout=MS (1000). Lookup:             memory, disk, each remote in turn, origin. A remote entry is verified like a download, stored             locally and reported as "remote"; a stale one is revalidated with its validators. Verified             downloads and 304 renewals are uploaded before exit unless read-only. A remote that fails, stalls             or serves a bad entry never fails a fetch: it is skipped for the rest of the run and the origin             serves. Passwords are shown as ***.
+            REMOTE STORAGE (shared by a fleet, as in ccache): remote-storage = URL [URL...] in imgcache.conf, \
+            $IMGCACHE_REMOTE_STORAGE, or --remote-storage URL / --no-remote-storage for one run. URL is \
+            http(s)://... (PUT/DELETE, e.g. nginx WebDAV) or redis://[user:password@]host[:port][/db], \
+            optionally followed by |read-only, |connect-timeout=MS (100) and |timeout=MS (1000). Lookup: \
+            memory, disk, each remote in turn, origin. A remote entry is verified like a download, stored \
+            locally and reported as "remote"; a stale one is revalidated with its validators. Verified \
+            downloads and 304 renewals are uploaded before exit unless read-only. A remote that fails, stalls \
+            or serves a bad entry never fails a fetch: it is skipped for the rest of the run and the origin \
+            serves. Passwords are shown as ***.
 
             FAILED URLS: an HTTP error status, a body that is not an image, a corrupt image or one over a \
             limit puts the URL on the failed list for failed-ttl; it is not requested again (exit 6) unless \
