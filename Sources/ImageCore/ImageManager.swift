@@ -330,6 +330,7 @@ public final class ImageManager: Sendable {
             if decision != .mismatch && request.storesToDisk {
                 local = try disk.store(hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
                                        response: hit.entry.response)
+                storedEntries.add(1, ordering: .relaxed)  // counts for the trim to max-size in finish()
             }
             if decision == .serve && !request.refresh {
                 events.emit("served from remote storage \(hit.storage): \(request.url)")
