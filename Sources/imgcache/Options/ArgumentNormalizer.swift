@@ -16,10 +16,11 @@ enum ArgumentNormalizer {
     static let shortOptionsTakingValue: Set<Character> = ["j", "o", "H", "u"]
 
     /// The global options that take a value (as `--name value` or `--name=value`).
-    static let globalOptionsTakingValue: Set<String> = ["--cache-dir"]
+    static let globalOptionsTakingValue: Set<String> = ["--cache-dir", "--remote-storage"]
 
     /// The global flags (`-q` and `-v` may also be clustered: `-qv` is refused later, as it should be).
-    static let globalFlags: Set<String> = ["-q", "--quiet", "-v", "--verbose", "--json", "--progress", "--no-progress"]
+    static let globalFlags: Set<String> = ["-q", "--quiet", "-v", "--verbose", "--json", "--progress", "--no-progress",
+                                           "--no-remote-storage"]
 
     /// `arguments` (without the program name), rewritten.
     static func normalize(_ arguments: [String], subcommands: Set<String>) -> [String] {
