@@ -32,7 +32,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 export IMGCACHE_DIR="$work/cache"
 # Short command lines: imgcache from the PATH, files relative to the work directory.
-PATH="$(cd "$(dirname imgcache)" && pwd):$PATH"
+PATH="$(cd "$(dirname "$IMGCACHE")" && pwd):$PATH"
 cd "$work"
 
 run() { printf '\n$ %s\n' "$*"; "$@" || printf '(exit status %s)\n' "$?"; }
