@@ -24,6 +24,9 @@ extension IMGCacheCommand {
         if arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-"), !subcommandNames.contains(arguments[1]) {
             UsageError.exit(subcommand: "help", message: "no subcommand '\(arguments[1])'")
         }
+        if subcommand(in: arguments) == nil, let first = arguments.first, ArgumentNormalizer.isGlobalOption(first) {
+            UsageError.exit(subcommand: nil, message: "no subcommand after \(first)")
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -93,6 +93,12 @@ enum ArgumentNormalizer {
         return subcommand == "help" ? [subcommand] + rest : [subcommand] + globals + rest
     }
 
+    /// Whether `argument` is a global option (or the start of one).
+    static func isGlobalOption(_ argument: String) -> Bool {
+        globalFlags.contains(argument) || isClusterOfGlobalFlags(argument) || globalOptionsTakingValue.contains(argument)
+            || globalOptionsTakingValue.contains { argument.hasPrefix($0 + "=") }
+    }
+
     /// `-qv` and the like.
     private static func isClusterOfGlobalFlags(_ argument: String) -> Bool {
         argument.count > 2 && argument.hasPrefix("-") && !argument.hasPrefix("--")
