@@ -15,7 +15,7 @@ SWIFTFLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Build dependencies (C libraries) and the reference tools the tests compare against.
-DEB_PACKAGES = libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libgif-dev libwebp-dev pkg-config \
+DEB_PACKAGES = libcurl4-openssl-dev libpng-dev libgif-dev libwebp-dev pkg-config \
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine groff-base mandoc \
 	libhiredis-dev nginx-light redis-server
 # Decided from /etc/os-release, not apt-cache: on a fresh machine apt's lists

@@ -17,16 +17,16 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG"]),
+        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG"]),
         .target(
             name: "ImageCore",
             dependencies: [
-                "CCurl", "CTurboJPEG", "CPNG", "CGIF", "CWebP", "CImageCoreShims", "CHiredis",
+                "CCurl", "CPNG", "CGIF", "CWebP", "CImageCoreShims", "CHiredis",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift

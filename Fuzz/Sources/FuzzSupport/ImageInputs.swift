@@ -30,6 +30,11 @@ public enum ImageInputs {
         // Which scale depends on the input, so the corpus reaches both.
         let scale: ScaleTarget = bytes.count % 2 == 0 ? .fit(width: 33, height: 17) : .maxPixels(600)
         let thumbnail = expectImageError { try decoder.decode(bytes, frame: 0, scale: scale) }
+        // The streamed path `fetch --decode ppm|pam` takes: rows as they are decoded.
+        var rows = RowCounter()
+        if expectImageError({ try decoder.decode(bytes, channels: bytes.count % 3 == 0 ? 4 : 3, into: &rows) }) != nil {
+            precondition(rows.isWhole, "streamed rows do not fill the image: \(rows)")
+        }
         if let stored, let thumbnail {
             let expected = scale.size(width: stored.orientation >= 5 ? stored.height : stored.width,
                                       height: stored.orientation >= 5 ? stored.width : stored.height)
@@ -64,6 +69,29 @@ public enum ImageInputs {
             precondition(frame.pixels.count == image.width * image.height * 4, "frame size mismatch")
         }
         return image
+    }
+}
+
+/// Checks what a streamed decode delivers: after each `begin`, whole rows
+/// only, and never more than the image's height of them.
+struct RowCounter: RowSink {
+    var rowBytes = 0
+    var expected = 0
+    var received = 0
+
+    /// Whether the last image received every row (true before any image).
+    var isWhole: Bool { received == expected }
+
+    mutating func begin(width: Int, height: Int, channels: Int) throws {
+        precondition(received == expected, "an image ended after \(received) of \(expected) bytes")
+        precondition(width > 0 && height > 0 && (channels == 3 || channels == 4), "bad begin \(width)×\(height)×\(channels)")
+        (rowBytes, expected, received) = (width * channels, width * height * channels, 0)
+    }
+
+    mutating func write(rows: UnsafeRawBufferPointer) throws {
+        precondition(rowBytes > 0 && rows.count % rowBytes == 0, "\(rows.count) bytes are not whole rows")
+        received += rows.count
+        precondition(received <= expected, "more rows than the image has")
     }
 }
 

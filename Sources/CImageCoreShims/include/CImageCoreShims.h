@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "imgcache_jpeg.h"
+
 // Why libcurl is loaded with dlopen: linking it pulls in about 30 shared
 // libraries (GnuTLS, Kerberos, LDAP, ...) whose constructors cost 5 ms at
 // every process start, more than half of a warm cache hit. Only a command

@@ -12,6 +12,12 @@ public protocol ImageDecoding: Sendable {
     /// nil decodes them all. With `scale`, every frame comes out at that
     /// size. Throws `.image` errors only.
     func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage
+
+    /// Decodes every frame at full size into `sink`, as RGB (`channels` 3)
+    /// or RGBA (4), one `begin` per frame; streamed row by row where the
+    /// format allows, so no full frame need be held. Throws `.image` errors
+    /// and whatever `sink` throws.
+    func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws
 }
 
 extension ImageDecoding {

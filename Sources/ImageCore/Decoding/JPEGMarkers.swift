@@ -1,6 +1,7 @@
-/// A walk over a JPEG's marker segments, reading no pixel data. TurboJPEG 2.1
-/// has no adjustable scan limit, so progressive scans are counted here before
-/// decoding: each scan costs a pass over all coefficients.
+/// A walk over a JPEG's marker segments, reading no pixel data: before a
+/// download is stored, its scans are counted against the limit and its
+/// end-of-image marker is required (decoding enforces the scan limit again,
+/// through libjpeg's progress monitor).
 enum JPEGMarkers {
     /// Number of SOS (start of scan) markers; stops at EOI or the end of data.
     static func countScans(_ bytes: [UInt8]) -> Int {

@@ -1,22 +1,28 @@
-internal import CTurboJPEG
+internal import CImageCoreShims
 
-/// RGBA pixels to JPEG through TurboJPEG (4:2:0, alpha dropped, as image
-/// tools do when they write JPEG). All TurboJPEG compression calls live here.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RGBA pixels to JPEG through libjpeg's compressor (4:2:0, islow DCT,
+/// alpha dropped, as image tools do when they write JPEG). The libjpeg calls
+/// live in the C shim, which keeps libjpeg's longjmp inside C.
 enum JPEGEncoder {
-    /// The corresponding C functions are `tjInitCompress`, `tjCompress2` and `tjFree`.
+    /// The corresponding C function is `imgcache_jpeg_encode_rgba`
+    /// (`jpeg_set_quality`, `jpeg_write_scanlines` into `jpeg_mem_dest`).
     static func encode(_ pixels: [UInt8], width: Int, height: Int, quality: Int) throws -> [UInt8] {
-        guard let handle = tjInitCompress() else { throw ImageCoreError(.failure, "cannot initialise TurboJPEG") }
-        defer { tjDestroy(handle) }
         var buffer: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
+        var size = 0
+        var error = [CChar](repeating: 0, count: 256)
         let status = pixels.withUnsafeBufferPointer { source in
-            tjCompress2(handle, source.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_RGBA.rawValue),
-                        &buffer, &size, Int32(TJSAMP_420.rawValue), Int32(quality), 0)
+            imgcache_jpeg_encode_rgba(source.baseAddress, UInt32(width), UInt32(height), Int32(quality), &buffer, &size,
+                                      &error)
         }
-        defer { tjFree(buffer) }
+        defer { free(buffer) }
         guard status == 0, let buffer else {
-            throw ImageCoreError(.failure, "JPEG encoding failed: \(tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown error")")
+            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ImageCoreError(.failure, "JPEG encoding failed: \(message)")
         }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+        return Array(UnsafeBufferPointer(start: buffer, count: size))
     }
 }

@@ -94,6 +94,10 @@ struct MalformedInputTests {
         #expect(throws: Never.self) { try ImageDecoder(limits: limits).decode(jpeg, frame: nil) }
         limits.maxJPEGScans = scans - 1
         #expect(throws: ImageCoreError.self) { try ImageDecoder(limits: limits).inspect(jpeg) }
+        // Decoding enforces it too (libjpeg's progress monitor), without the marker walk.
+        #expect(throws: ImageCoreError.self) { try JPEGDecoder(limits: limits).decode(jpeg) }
+        var writer = NetpbmRowWriter(format: .ppm) { _ in }
+        #expect(throws: ImageCoreError.self) { try ImageDecoder(limits: limits).decode(jpeg, channels: 3, into: &writer) }
     }
 
     @Test func framesOutOfRangeAreErrors() throws {

@@ -43,8 +43,9 @@ import Testing
 
     @Test(.enabled(if: Corpus.directory != nil)) func jpegIsDecodedAtAReducedDCTScaleThenResampled() throws {
         let bytes = try Corpus.bytes("images/jpeg_large-20MP_photo_lomiri-kleiber.jpg")
-        let header = try TurboJPEGDecompressor().readHeader(bytes)
-        let scaled = TurboJPEGDecompressor.scaledSize(header, atLeast: (1024, 576))
+        let header = try JPEGDecoder(limits: .default).header(bytes)
+        let eighths = JPEGDecompression.scaleEighths(width: header.width, height: header.height, atLeast: (1024, 576))
+        let scaled = ((header.width * eighths + 7) / 8, (header.height * eighths + 7) / 8)
         #expect(scaled.0 >= 1024 && scaled.1 >= 576 && scaled.0 < header.width / 2)
         let image = try ImageDecoder().decode(bytes, frame: nil, scale: .fit(width: 1024, height: 1024))
         #expect(image.width == 1024 && image.height == 576 && image.frames[0].pixels.count == 1024 * 576 * 4)

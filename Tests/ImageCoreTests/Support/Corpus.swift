@@ -2,8 +2,13 @@ import Foundation
 
 /// The shared corpus of real images (`../shared/corpus`), when present.
 enum Corpus {
-    /// The corpus directory, or nil when this checkout has none beside it.
+    /// The corpus directory, or nil when this checkout has none beside it
+    /// (a worktree elsewhere names it with `IMGCACHE_CORPUS`).
     static let directory: URL? = {
+        if let path = ProcessInfo.processInfo.environment["IMGCACHE_CORPUS"],
+           FileManager.default.fileExists(atPath: path + "/MANIFEST.tsv") {
+            return URL(fileURLWithPath: path)
+        }
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { url.deleteLastPathComponent() }  // Support, ImageCoreTests, Tests, package root
         let corpus = url.deletingLastPathComponent().appendingPathComponent("shared/corpus")

@@ -1,0 +1,49 @@
+extension ImageDecoding {
+    /// Decodes every frame at full size and hands each to `sink` whole: the
+    /// fallback for images that cannot be streamed.
+    public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
+        try Self.write(try decode(bytes, frame: nil, scale: nil), channels: channels, into: &sink)
+    }
+
+    /// Every frame of `image` into `sink`, one `begin` per frame, as RGB or RGBA.
+    static func write(_ image: DecodedImage, channels: Int, into sink: inout some RowSink) throws {
+        let pixelCount = image.width * image.height
+        for frame in image.frames {
+            try sink.begin(width: image.width, height: image.height, channels: channels)
+            guard channels == 3 else {
+                try frame.pixels.withUnsafeBytes { try sink.write(rows: $0) }
+                continue
+            }
+            var rgb = [UInt8](repeating: 0, count: pixelCount * 3)
+            frame.pixels.withUnsafeBufferPointer { source in
+                rgb.withUnsafeMutableBufferPointer { target in
+                    for pixel in 0..<pixelCount {
+                        target[pixel * 3] = source[pixel * 4]
+                        target[pixel * 3 + 1] = source[pixel * 4 + 1]
+                        target[pixel * 3 + 2] = source[pixel * 4 + 2]
+                    }
+                }
+            }
+            try rgb.withUnsafeBytes { try sink.write(rows: $0) }
+        }
+    }
+}
+
+extension ImageDecoder {
+    /// Decodes every frame at full size into `sink` (`channels` 3: RGB, 4:
+    /// RGBA). A still image with nothing to turn is streamed as it decodes,
+    /// with no full-frame buffer: JPEG scanline by scanline. Anything else is
+    /// decoded whole first.
+    public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
+        switch ImageFormat.sniff(bytes) {
+        case .supported(.jpeg):
+            let decoder = JPEGDecoder(limits: limits)
+            guard appliesOrientation, try decoder.header(bytes).orientation != 1 else {
+                return try decoder.stream(bytes, channels: channels, to: &sink)
+            }
+        default:
+            break
+        }
+        try Self.write(try decode(bytes, frame: nil, scale: nil), channels: channels, into: &sink)
+    }
+}
