@@ -59,7 +59,7 @@ public final class ImageManager: Sendable {
     private let memory: MemoryCache<String, Remembered>
     private let disk: DiskCache
     private let failedURLs: FailedURLRegistry
-    private let decoder: any ImageDecoding
+    let decoder: any ImageDecoding
     private let inflight = InflightLoads<Fetched>()
     private let loader: Mutex<(any DataLoading)?>
     private let storedEntries = Atomic<Int>(0)

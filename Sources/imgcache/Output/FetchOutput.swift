@@ -15,7 +15,7 @@ struct FetchOutput {
         await withTaskGroup(of: (Int, Result<ImageResponse, ImageCoreError>, Double).self) { group in
             for (index, url) in command.urls.enumerated() {
                 var request = command.download.request(for: url)
-                request.decodesPixels = command.needsPixels
+                request.decodesPixels = command.needsPixels && !streamsPixels
                 request.frame = command.frame
                 request.scale = command.scaleTarget
                 request.encoding = command.encoding
@@ -79,6 +79,9 @@ struct FetchOutput {
             StandardStreams.print(path, above: progress)
             return
         }
+        if streamsPixels, let format = command.decode, response.image == nil {
+            return try writeStreamed(response, as: format.pixelFormat, index: index)
+        }
         let bytes: [UInt8]
         let fileExtension: String
         if let format = command.decode, let image = response.image {
@@ -99,6 +102,34 @@ struct FetchOutput {
             StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)", above: progress)
         } else if !StandardStreams.write(bytes) {
             throw ImageCoreError(.failure, "cannot write to stdout")
+        }
+    }
+
+    /// Whether `--decode ppm|pam` pixels go straight from the decoder to the
+    /// output, row by row, with no decoded image kept: full size, every frame.
+    private var streamsPixels: Bool {
+        guard let decode = command.decode, decode != .png, !command.global.json else { return false }
+        return command.scaleTarget == nil && command.encoding == nil && command.frame == nil
+    }
+
+    /// Decodes `response` into the output as it goes (see `streamsPixels`);
+    /// the same destinations as `write`.
+    private func writeStreamed(_ response: ImageResponse, as format: PixelOutputFormat, index: Int) throws {
+        let decode = { (output: @escaping OutputFile.Writer) throws in
+            var writer = NetpbmRowWriter(format: format, output: output)
+            try manager.decodePixels(of: response, channels: writer.channels, into: &writer)
+        }
+        if let file = command.output.isEmpty ? nil : command.output[index] {
+            try OutputFile.write(to: Environment.absolutePath(file), producing: decode)
+        } else if let directory = command.outputDir {
+            try OutputFile.write(to: Environment.absolutePath("\(directory)/\(response.key.hash).\(format.fileExtension)"),
+                                 producing: decode)
+        } else if StandardStreams.isTerminal(1) {
+            StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)")
+        } else {
+            try decode { buffer in
+                guard StandardStreams.write(buffer) else { throw ImageCoreError(.failure, "cannot write to stdout") }
+            }
         }
     }
 

@@ -10,20 +10,29 @@ import ImageCore
 /// device or the link itself.
 enum OutputFile {
     static func write(_ bytes: [UInt8], to path: String) throws {
+        try write(to: path) { write in try bytes.withUnsafeBytes { try write($0) } }
+    }
+
+    /// Writes what `produce` hands to its `write` function piece by piece
+    /// (streamed pixels), with the same atomicity: a failure part-way, in
+    /// `produce` or in writing, leaves no file behind.
+    static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
         var info = stat()
         if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-            return try writeThrough(bytes, to: path)
+            return try writeThrough(to: path, producing: produce)
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let temporary = "\(directory)/.imgcache-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw outputError("cannot create", path, errno) }
-        let written = StandardStreams.writeAll(fd, bytes) ? 0 : errno
-        close(fd)
-        guard written == 0 else {
+        do {
+            try produce(writer(fd, path))
+        } catch {
+            close(fd)
             unlink(temporary)
-            throw outputError("cannot write", path, written)
+            throw error
         }
+        close(fd)
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
@@ -50,11 +59,20 @@ enum OutputFile {
         return directory == "/" ? "/\(name)" : "\(directory)/\(name)"
     }
 
-    private static func writeThrough(_ bytes: [UInt8], to path: String) throws {
+    /// A function that writes one piece of output.
+    typealias Writer = (UnsafeRawBufferPointer) throws -> Void
+
+    private static func writer(_ fd: Int32, _ path: String) -> Writer {
+        { buffer in
+            guard StandardStreams.writeAll(fd, buffer) else { throw outputError("cannot write", path, errno) }
+        }
+    }
+
+    private static func writeThrough(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
         guard fd >= 0 else { throw outputError("cannot open", path, errno) }
         defer { close(fd) }
-        guard StandardStreams.writeAll(fd, bytes) else { throw outputError("cannot write", path, errno) }
+        try produce(writer(fd, path))
     }
 
     private static func outputError(_ what: String, _ path: String, _ code: Int32) -> ImageCoreError {

@@ -44,17 +44,26 @@ enum StandardStreams {
 
     /// Writes all of `bytes` to `fd`, retrying short writes; false on an error (errno says which).
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
+        bytes.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
+    /// Writes all of `buffer` to `fd`, retrying short writes; false on an error (errno says which).
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
             }
-            return true
+            done += n
         }
+        return true
+    }
+
+    /// Writes bytes to stdout as one piece among other writers. Returns false
+    /// if stdout is closed or broken.
+    static func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        lock.withLock { _ in writeAll(1, buffer) }
     }
 }

@@ -1,0 +1,14 @@
+extension ImageManager {
+    /// Decodes every frame of `response` at full size into `sink`, as RGB
+    /// (`channels` 3) or RGBA (4): row by row as decoded where the format
+    /// allows (`ImageDecoding.decode(_:channels:into:)`), so no full frame is
+    /// held; from its decoded image when the response already has one.
+    /// Blocks while the C library works. Throws `.image` errors and whatever
+    /// `sink` throws.
+    public func decodePixels(of response: ImageResponse, channels: Int, into sink: inout some RowSink) throws {
+        if let image = response.image {
+            return try ImageDecoder.write(image, channels: channels, into: &sink)
+        }
+        try decoder.decode(response.bytes, channels: channels, into: &sink)
+    }
+}
