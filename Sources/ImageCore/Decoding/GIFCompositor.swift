@@ -14,9 +14,13 @@ struct GIFCompositor {
 
     let width: Int
     let height: Int
+    /// The canvas, RGBA.
     private var canvas: [UInt8]
-    /// Every composited frame so far.
-    private(set) var frames: [DecodedImage.Frame] = []
+    /// The canvas as it was before the last frame, kept only when that
+    /// frame's disposal is 3 (restore to previous): at most one copy.
+    private var previous: [UInt8]?
+    /// The last frame's disposal and clipped rectangle, applied by `dispose()`.
+    private var pending: (disposal: Int, xRange: Range<Int>, yRange: Range<Int>)?
 
     init(width: Int, height: Int) {
         self.width = width
@@ -24,11 +28,11 @@ struct GIFCompositor {
         canvas = [UInt8](repeating: 0, count: width * height * 4)
     }
 
-    /// Draws one frame's palette indices, records the composited canvas, then
-    /// applies the frame's disposal.
+    /// Draws one frame's palette indices onto the canvas. Call `dispose()`
+    /// after the composited canvas has been used.
     mutating func draw(_ indices: [UInt8], left: Int, top: Int, width frameWidth: Int, height frameHeight: Int,
                        palette: [(UInt8, UInt8, UInt8)], control: Control) {
-        let previous = control.disposal == 3 ? canvas : nil
+        previous = control.disposal == 3 ? canvas : nil
         // A frame may lie partly or wholly outside the canvas (its ranges are
         // then empty); max(0, left)..<min(width, ...) trapped for left > width.
         let xStart = min(width, max(0, left)), yStart = min(height, max(0, top))
@@ -50,8 +54,20 @@ struct GIFCompositor {
                 }
             }
         }
-        frames.append(DecodedImage.Frame(pixels: canvas, durationMilliseconds: control.delay * 10))
-        if control.disposal == 2 {
+        pending = (control.disposal, xRange, yRange)
+    }
+
+    /// The composited canvas, valid only during `body`.
+    func withCanvas<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try canvas.withUnsafeBytes(body)
+    }
+
+    /// Applies the last frame's disposal: 2 clears its rectangle to
+    /// transparent, 3 restores the saved canvas.
+    mutating func dispose() {
+        guard let (disposal, xRange, yRange) = pending else { return }
+        pending = nil
+        if disposal == 2 {
             for y in yRange {
                 for x in xRange {
                     let offset = (y * width + x) * 4
@@ -64,5 +80,6 @@ struct GIFCompositor {
         } else if let previous {
             canvas = previous
         }
+        previous = nil
     }
 }

@@ -8,17 +8,35 @@ struct GIFDecoder {
     let limits: DecodingLimits
 
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
-        try GIFFile(bytes).read(limits: limits, compositor: nil)
+        var discard = DiscardedFrames()
+        return try GIFFile(bytes).read(limits: limits, compositor: nil, into: &discard)
     }
 
+    /// Every frame, composited, held in memory.
     func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        var collector = FrameCollector()
+        try decode(bytes, into: &collector)
+        return collector.image(.gif)
+    }
+
+    /// Hands each composited frame to `sink` as soon as it is ready; only the
+    /// canvas (and one saved copy for disposal 3) is held.
+    func decode(_ bytes: [UInt8], into sink: inout some FrameSink) throws {
         let file = try GIFFile(bytes)
         let width = Int(file.gif.pointee.SWidth), height = Int(file.gif.pointee.SHeight)
         try limits.check(width: width, height: height)
         var compositor = GIFCompositor(width: width, height: height)
-        let info = try file.read(limits: limits, compositor: &compositor)
-        return DecodedImage(format: .gif, width: width, height: height, frames: compositor.frames, loopCount: info.loopCount)
+        try sink.begin(width: width, height: height)
+        let info = try file.read(limits: limits, compositor: &compositor, into: &sink)
+        try sink.finish(loopCount: info.loopCount)
     }
+}
+
+/// A sink for a walk that reads no pixels.
+private struct DiscardedFrames: FrameSink {
+    func begin(width: Int, height: Int) {}
+    func write(frame: UnsafeRawBufferPointer, durationMilliseconds: Int) {}
+    func finish(loopCount: Int?) {}
 }
 
 /// Owns a giflib decoder reading from memory; all giflib calls live here.
@@ -44,9 +62,11 @@ final class GIFFile {
         DGifCloseFile(gif, &error)
     }
 
-    /// Walks every record. With a compositor, decodes each frame into it;
-    /// without one, skips the pixel data. Returns the header facts.
-    func read(limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>?) throws -> ImageInfo {
+    /// Walks every record. With a compositor, decodes each frame into it
+    /// and hands the composited canvas to `sink`; without one, skips the
+    /// pixel data. Returns the header facts.
+    func read(limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>?,
+              into sink: inout some FrameSink) throws -> ImageInfo {
         let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
         try limits.check(width: width, height: height)
         var frames = 0
@@ -67,6 +87,8 @@ final class GIFFile {
                     let palette = Self.palette(desc.ColorMap ?? gif.pointee.SColorMap)
                     compositor.pointee.draw(indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
                                             height: Int(desc.Height), palette: palette, control: control)
+                    try compositor.pointee.withCanvas { try sink.write(frame: $0, durationMilliseconds: control.delay * 10) }
+                    compositor.pointee.dispose()
                 } else {
                     try skipPixelData()
                 }

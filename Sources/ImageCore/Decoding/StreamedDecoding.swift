@@ -32,8 +32,9 @@ extension ImageDecoding {
 extension ImageDecoder {
     /// Decodes every frame at full size into `sink` (`channels` 3: RGB, 4:
     /// RGBA). A still image with nothing to turn is streamed as it decodes,
-    /// with no full-frame buffer: JPEG scanline by scanline. Anything else is
-    /// decoded whole first.
+    /// with no full-frame buffer: JPEG scanline by scanline. A GIF is
+    /// composited frame by frame, each frame written before the next is
+    /// read. Anything else is decoded whole first.
     public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
         switch ImageFormat.sniff(bytes) {
         case .supported(.jpeg):
@@ -41,6 +42,11 @@ extension ImageDecoder {
             guard appliesOrientation, try decoder.header(bytes).orientation != 1 else {
                 return try decoder.stream(bytes, channels: channels, to: &sink)
             }
+        case .supported(.gif):
+            // Frame by frame: one canvas, whatever the frame count.
+            var frames = FramesAsRows(sink, channels: channels)
+            defer { sink = frames.rows }
+            return try GIFDecoder(limits: limits).decode(bytes, into: &frames)
         default:
             break
         }

@@ -5,7 +5,8 @@ import Testing
 /// `fetch --decode ppm|pam` of a still image goes from the decoder to the
 /// output row by row; what comes out must be exactly what the whole-image
 /// path writes, to stdout and to files, and images that cannot stream
-/// (animations, EXIF orientation) still come out whole and upright.
+/// row by row (EXIF orientation) still come out whole and upright, and an
+/// animation is written frame by frame.
 @Suite(.serialized) struct StreamedDecodeTests {
     let server: TestHTTPServer
     let cache: TemporaryDirectory
@@ -40,6 +41,8 @@ import Testing
         let pam = try fetch("--decode", "pam", server.url("/a.gif"))
         #expect(pam.status == 0, "\(pam.stderr)")
         #expect(pam.stdout == (try encode(ImageDecoder().decode(gif, frame: nil), as: .pam)))
+        let ppm = try fetch("--offline", "--decode", "ppm", server.url("/a.gif"))
+        #expect(ppm.stdout == (try encode(ImageDecoder().decode(gif, frame: nil), as: .ppm)))
     }
 
     @Test(.enabled(if: Corpus.directory != nil)) func orientedJPEGsComeOutUpright() throws {
