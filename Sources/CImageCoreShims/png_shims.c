@@ -3,6 +3,7 @@
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Reads from a memory buffer; running past its end is a libpng error, so a
@@ -120,4 +121,90 @@ int imgcache_png_decode_rgba8(const uint8_t *data, size_t size, uint8_t *pixels,
     png_free(png, rows);
     png_destroy_read_struct(&png, &info, NULL);
     return 0;
+}
+
+struct imgcache_png {
+    memory_reader reader;
+    png_structp png;
+    png_infop info;
+    char message[200];
+};
+
+imgcache_png *imgcache_png_open(const uint8_t *data, size_t size, imgcache_png_info *out) {
+    imgcache_png *stream = calloc(1, sizeof(imgcache_png));
+    if (!stream) {
+        return NULL;
+    }
+    stream->reader = (memory_reader){data, size, 0, stream->message};
+    stream->png = create_reader(&stream->reader, &stream->info);
+    if (!stream->png) {
+        snprintf(stream->message, sizeof stream->message, "out of memory");
+        return stream;
+    }
+    if (setjmp(png_jmpbuf(stream->png))) {
+        return stream;
+    }
+    png_read_info(stream->png, stream->info);
+    out->width = png_get_image_width(stream->png, stream->info);
+    out->height = png_get_image_height(stream->png, stream->info);
+    out->bit_depth = png_get_bit_depth(stream->png, stream->info);
+    out->color_type = png_get_color_type(stream->png, stream->info);
+    out->interlaced = png_get_interlace_type(stream->png, stream->info) != PNG_INTERLACE_NONE;
+    stream->message[0] = 0;
+    return stream;
+}
+
+const char *imgcache_png_error(const imgcache_png *stream) {
+    return stream->message[0] ? stream->message : NULL;
+}
+
+int imgcache_png_start_rows(imgcache_png *stream, int channels) {
+    png_structp png = stream->png;
+    if (setjmp(png_jmpbuf(png))) {
+        return -1;
+    }
+    // The transformations of imgcache_png_decode_rgba8; for RGB, alpha
+    // (and tRNS, once expanded) is dropped, not blended, as pngtopnm does.
+    png_set_expand(png);
+    png_set_scale_16(png);
+    png_set_gray_to_rgb(png);
+    if (channels == 4) {
+        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    } else {
+        png_set_strip_alpha(png);
+    }
+    png_read_update_info(png, stream->info);
+    if (png_get_rowbytes(png, stream->info) != (size_t)png_get_image_width(png, stream->info) * channels) {
+        png_error(png, "unexpected row layout");
+    }
+    return 0;
+}
+
+int imgcache_png_read_rows(imgcache_png *stream, uint8_t *rows, size_t stride, int count) {
+    png_structp png = stream->png;
+    if (setjmp(png_jmpbuf(png))) {
+        return -1;
+    }
+    for (int row = 0; row < count; row++) {
+        png_read_row(png, rows + (size_t)row * stride, NULL);
+    }
+    return 0;
+}
+
+int imgcache_png_finish(imgcache_png *stream) {
+    if (setjmp(png_jmpbuf(stream->png))) {
+        return -1;
+    }
+    png_read_end(stream->png, NULL);
+    return 0;
+}
+
+void imgcache_png_close(imgcache_png *stream) {
+    if (!stream) {
+        return;
+    }
+    if (stream->png) {
+        png_destroy_read_struct(&stream->png, &stream->info, NULL);
+    }
+    free(stream);
 }

@@ -71,4 +71,22 @@ int imgcache_png_read_info(const uint8_t *data, size_t size, imgcache_png_info *
 /// `pixels`, which must hold width * height * 4 bytes. Returns 0 or -1 as above.
 int imgcache_png_decode_rgba8(const uint8_t *data, size_t size, uint8_t *pixels, size_t pixels_size, char *error);
 
+/// A PNG read row by row (no full-frame buffer), for a non-interlaced image.
+typedef struct imgcache_png imgcache_png;
+
+/// Reads the header of `data` (which must stay valid until close) into
+/// `info`. Returns NULL only when out of memory; check imgcache_png_error.
+imgcache_png *imgcache_png_open(const uint8_t *data, size_t size, imgcache_png_info *info);
+/// libpng's message for the last failure, or NULL if none.
+const char *imgcache_png_error(const imgcache_png *stream);
+/// Sets the transformations of imgcache_png_decode_rgba8 for `channels`
+/// bytes per pixel (4: RGBA; 3: RGB, alpha dropped). Returns 0 or -1.
+int imgcache_png_start_rows(imgcache_png *stream, int channels);
+/// Decodes the next `count` rows into `rows`, `stride` bytes apart (png_read_row). Returns 0 or -1.
+int imgcache_png_read_rows(imgcache_png *stream, uint8_t *rows, size_t stride, int count);
+/// Reads the chunks after the image data (png_read_end). Returns 0 or -1.
+int imgcache_png_finish(imgcache_png *stream);
+/// Frees the reader, whatever its state.
+void imgcache_png_close(imgcache_png *stream);
+
 #endif

@@ -32,7 +32,8 @@ extension ImageDecoding {
 extension ImageDecoder {
     /// Decodes every frame at full size into `sink` (`channels` 3: RGB, 4:
     /// RGBA). A still image with nothing to turn is streamed as it decodes,
-    /// with no full-frame buffer: JPEG scanline by scanline. A GIF is
+    /// with no full-frame buffer: JPEG scanline by scanline, a PNG (not
+    /// interlaced) row by row. A GIF is
     /// composited frame by frame, each frame written before the next is
     /// read. Anything else is decoded whole first.
     public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
@@ -42,6 +43,8 @@ extension ImageDecoder {
             guard appliesOrientation, try decoder.header(bytes).orientation != 1 else {
                 return try decoder.stream(bytes, channels: channels, to: &sink)
             }
+        case .supported(.png):
+            if try PNGDecoder(limits: limits).stream(bytes, channels: channels, to: &sink) { return }
         case .supported(.gif):
             // Frame by frame: one canvas, whatever the frame count.
             var frames = FramesAsRows(sink, channels: channels)

@@ -35,6 +35,25 @@ import Testing
         #expect(listing == ["p.pam"], "no temporary file is left beside the output")
     }
 
+    /// Every fixture and corpus image, streamed as PPM and as PAM, equals
+    /// its whole-image encoding byte for byte.
+    @Test func streamedOutputEqualsTheWholeImage() throws {
+        var images = try Fixtures.all().filter { !$0.name.contains(".truth.") && $0.name != "make-fixtures.sh" }
+            .map { ($0.name, $0.bytes) }
+        for row in Corpus.manifest("MANIFEST.tsv") where Int(row["width"] ?? "") ?? 0 <= 1000 {
+            if let file = row["file"], let bytes = try? Corpus.bytes("images/\(file)") { images.append((file, bytes)) }
+        }
+        for (name, bytes) in images {
+            guard let whole = try? ImageDecoder().decode(bytes, frame: nil) else { continue }
+            for format in [PixelOutputFormat.ppm, .pam] {
+                let collected = Collected()
+                var writer = NetpbmRowWriter(format: format) { collected.bytes += $0 }
+                try ImageDecoder().decode(bytes, channels: writer.channels, into: &writer)
+                #expect(collected.bytes == (try encode(whole, as: format)), "\(name) as \(format)")
+            }
+        }
+    }
+
     @Test func animationsStillWriteEveryFrame() throws {
         let gif = try Fixtures.bytes("anim3.gif")
         server.route("/a.gif", .ok(gif))
