@@ -195,6 +195,26 @@ row "| 8 peak RSS | \`imgcache prefetch -j16\` of 100 000 URLs | $((rss / 1024))
 row "| 8 peak RSS | \`imgcache fetch --decode ppm\` of the large JPEG | $(( $(cat "$WORK/rss2.txt") / 1024 )) MB peak | – |"
 /usr/bin/time -f '%M' -o "$WORK/rss3.txt" "$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --thumbnail 1024x1024 --decode ppm "$u/big.jpg" > /dev/null
 row "| 8 peak RSS | \`imgcache fetch --thumbnail 1024x1024 --decode ppm\` of the large JPEG | $(( $(cat "$WORK/rss3.txt") / 1024 )) MB peak | – |"
+
+# ---- 9. Streamed decoding (issue 12): peak RSS of --decode ppm, flat in the
+# image's size for JPEG/PNG (rows written as decoded) and in the frame count
+# for an animation (one canvas). The GIF is the sample animation merged with
+# itself into 8× and 16× as many frames (within the 1000-frame limit for the corpus one).
+say "9. streamed decode, peak RSS"
+gifsicle -m $(printf "$BIG/anim.gif %.0s" $(seq 8)) > "$BIG/anim8.gif" 2>/dev/null
+gifsicle -m "$BIG/anim8.gif" "$BIG/anim8.gif" > "$BIG/anim16.gif" 2>/dev/null
+for f in anim8.gif anim16.gif; do "$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "$u/$f"; done
+for f in big.jpg big.png big.webp anim.gif anim8.gif anim16.gif; do
+	/usr/bin/time -f '%M %e' -o "$WORK/rss9.txt" "$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --decode ppm "$u/$f" > /dev/null
+	read -r rss secs < "$WORK/rss9.txt"
+	frames=$("$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --json "$u/$f" | sed -n 's/.*"frames":\([0-9]*\).*/\1/p')
+	row "| 9 peak RSS, streamed | \`imgcache fetch --decode ppm\` of $f ($(identify -format '%wx%h' "$BIG/$f[0]" 2>/dev/null), $frames frame(s)) | $((rss / 1024)) MB peak, $secs s | – |"
+done
+/usr/bin/time -f '%M %e' -o "$WORK/rss9.txt" djpeg -rgb -ppm "$BIG/big.jpg" > /dev/null
+read -r rss secs < "$WORK/rss9.txt"
+row "| 9 peak RSS, streamed | \`djpeg -rgb -ppm\` of big.jpg | $((rss / 1024)) MB peak, $secs s | – |"
+# ---- end of 9.
+
 rm -rf "$WORK/c7/stats"
 hf_clean=$(HF_RUNS=5 hf "$IMGCACHE clean -q --cache-dir $WORK/c7 --max-age 7d" "find $WORK/c7 -mtime +7 -delete")
 base=$(echo "$hf_clean" | head -1 | cut -d'|' -f2)
@@ -286,8 +306,8 @@ done
   then a checksummed record via a temporary file and a rename), and 6 threads creating and renaming files in
   shared directories contend on ext4's directory and rename locks (`perf`: `rwsem_spin_on_owner`,
   `find_inode_bit`). curl writes one file per URL and verifies nothing.
-- **JPEG decode vs `djpeg`**: imgcache decodes the whole image to RGBA in memory (157 MB for 20 MP), then writes
-  PPM; djpeg streams scanlines to RGB.
+- **JPEG decode vs `djpeg`**: both stream scanlines through the same libjpeg; imgcache also starts the Swift
+  runtime, reads the cached file whole and checks its SHA-256 (rows 5 and 9).
 - **`clean` vs `find -delete`**: clean reads every shard, pairs records with data files, sorts by last use and
   reads the failed-URL records before removing anything; `find` only stats and unlinks.
 NOTES

@@ -5,26 +5,14 @@ extension ImageDecoding {
         try Self.write(try decode(bytes, frame: nil, scale: nil), channels: channels, into: &sink)
     }
 
-    /// Every frame of `image` into `sink`, one `begin` per frame, as RGB or RGBA.
+    /// Every frame of `image` into `sink`, one `begin` per frame, as RGB
+    /// (converted a few rows at a time) or RGBA.
     static func write(_ image: DecodedImage, channels: Int, into sink: inout some RowSink) throws {
-        let pixelCount = image.width * image.height
+        var frames = FramesAsRows(sink, channels: channels)
+        defer { sink = frames.rows }
+        frames.begin(width: image.width, height: image.height)
         for frame in image.frames {
-            try sink.begin(width: image.width, height: image.height, channels: channels)
-            guard channels == 3 else {
-                try frame.pixels.withUnsafeBytes { try sink.write(rows: $0) }
-                continue
-            }
-            var rgb = [UInt8](repeating: 0, count: pixelCount * 3)
-            frame.pixels.withUnsafeBufferPointer { source in
-                rgb.withUnsafeMutableBufferPointer { target in
-                    for pixel in 0..<pixelCount {
-                        target[pixel * 3] = source[pixel * 4]
-                        target[pixel * 3 + 1] = source[pixel * 4 + 1]
-                        target[pixel * 3 + 2] = source[pixel * 4 + 2]
-                    }
-                }
-            }
-            try rgb.withUnsafeBytes { try sink.write(rows: $0) }
+            try frame.pixels.withUnsafeBytes { try frames.write(frame: $0, durationMilliseconds: frame.durationMilliseconds) }
         }
     }
 }
