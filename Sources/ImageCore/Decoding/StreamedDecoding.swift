@@ -23,7 +23,8 @@ extension ImageDecoder {
     /// with no full-frame buffer: JPEG scanline by scanline, a PNG (not
     /// interlaced) row by row. A GIF is
     /// composited frame by frame, each frame written before the next is
-    /// read. Anything else is decoded whole first.
+    /// read, and so is an animated WebP. Anything else (a WebP still, an
+    /// interlaced PNG, a JPEG to turn upright) is decoded whole first.
     public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
         switch ImageFormat.sniff(bytes) {
         case .supported(.jpeg):
@@ -38,6 +39,12 @@ extension ImageDecoder {
             var frames = FramesAsRows(sink, channels: channels)
             defer { sink = frames.rows }
             return try GIFDecoder(limits: limits).decode(bytes, into: &frames)
+        case .supported(.webp):
+            let decoder = WebPDecoder(limits: limits)
+            if appliesOrientation, try decoder.inspect(bytes).orientation != 1 { break }
+            var frames = FramesAsRows(sink, channels: channels)
+            defer { sink = frames.rows }
+            if try decoder.decodeAnimation(bytes, into: &frames) { return }
         default:
             break
         }

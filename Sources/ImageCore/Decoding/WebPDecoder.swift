@@ -29,11 +29,25 @@ struct WebPDecoder {
                 let pixels = try decodeStillScaled(buffer, to: target)
                 return DecodedImage(format: .webp, width: target.width, height: target.height, frames: [.init(pixels: pixels)])
             }
-            let frames = animated
-                ? try decodeAnimation(buffer, info: info)
-                : [DecodedImage.Frame(pixels: try decodeStill(buffer, info: info))]
-            return DecodedImage(format: .webp, width: info.width, height: info.height, frames: frames,
-                                loopCount: info.loopCount)
+            guard animated else {
+                let frames = [DecodedImage.Frame(pixels: try decodeStill(buffer, info: info))]
+                return DecodedImage(format: .webp, width: info.width, height: info.height, frames: frames)
+            }
+            var collector = FrameCollector()
+            try decodeAnimation(buffer, info: info, into: &collector)
+            return collector.image(.webp)
+        }
+    }
+
+    /// Hands each composited frame of an animation to `sink` as soon as
+    /// libwebp has it (WebPAnimDecoder keeps one canvas); returns false,
+    /// having called nothing, for a still image.
+    func decodeAnimation(_ bytes: [UInt8], into sink: inout some FrameSink) throws -> Bool {
+        let info = try inspect(bytes)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            guard try info.frameCount > 1 || WebPContainer(buffer).isAnimated else { return false }
+            try decodeAnimation(buffer, info: info, into: &sink)
+            return true
         }
     }
 
@@ -69,7 +83,8 @@ struct WebPDecoder {
 
     /// The corresponding C functions are `WebPAnimDecoderNew`,
     /// `WebPAnimDecoderGetNext` and `WebPAnimDecoderDelete`.
-    private func decodeAnimation(_ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo) throws -> [DecodedImage.Frame] {
+    private func decodeAnimation(_ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo,
+                                 into sink: inout some FrameSink) throws {
         var options = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImageCoreError(.image, "libwebp version mismatch") }
         options.color_mode = MODE_RGBA
@@ -79,21 +94,23 @@ struct WebPDecoder {
             throw ImageCoreError(.image, "corrupt WebP animation")
         }
         defer { WebPAnimDecoderDelete(decoder) }
-        var frames: [DecodedImage.Frame] = []
+        var frames = 0
         var previousTimestamp: Int32 = 0
         let byteCount = info.width * info.height * 4
+        try sink.begin(width: info.width, height: info.height)
         while WebPAnimDecoderHasMoreFrames(decoder) != 0 {
             var canvas: UnsafeMutablePointer<UInt8>?
             var timestamp: Int32 = 0
             guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
-                throw ImageCoreError(.image, "corrupt WebP animation: frame \(frames.count) does not decode")
+                throw ImageCoreError(.image, "corrupt WebP animation: frame \(frames) does not decode")
             }
-            frames.append(DecodedImage.Frame(pixels: Array(UnsafeBufferPointer(start: canvas, count: byteCount)),
-                                             durationMilliseconds: Int(timestamp - previousTimestamp)))
+            try sink.write(frame: UnsafeRawBufferPointer(start: canvas, count: byteCount),
+                           durationMilliseconds: Int(timestamp - previousTimestamp))
+            frames += 1
             previousTimestamp = timestamp
         }
-        guard !frames.isEmpty else { throw ImageCoreError(.image, "corrupt WebP animation: no frames") }
-        return frames
+        guard frames > 0 else { throw ImageCoreError(.image, "corrupt WebP animation: no frames") }
+        try sink.finish(loopCount: info.loopCount)
     }
 }
 
