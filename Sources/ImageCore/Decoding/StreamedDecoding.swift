@@ -21,10 +21,10 @@ extension ImageDecoder {
     /// Decodes every frame at full size into `sink` (`channels` 3: RGB, 4:
     /// RGBA). A still image with nothing to turn is streamed as it decodes,
     /// with no full-frame buffer: JPEG scanline by scanline, a PNG (not
-    /// interlaced) row by row. A GIF is
-    /// composited frame by frame, each frame written before the next is
-    /// read, and so is an animated WebP. Anything else (a WebP still, an
-    /// interlaced PNG, a JPEG to turn upright) is decoded whole first.
+    /// interlaced) row by row, a WebP by libwebp's incremental decoder. A GIF
+    /// or animated WebP is composited frame by frame, each frame written
+    /// before the next is read. Anything else (an interlaced PNG, a JPEG or
+    /// WebP to turn upright) is decoded whole first.
     public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
         switch ImageFormat.sniff(bytes) {
         case .supported(.jpeg):
@@ -45,6 +45,7 @@ extension ImageDecoder {
             var frames = FramesAsRows(sink, channels: channels)
             defer { sink = frames.rows }
             if try decoder.decodeAnimation(bytes, into: &frames) { return }
+            if try decoder.stream(bytes, channels: channels, to: &frames.rows) { return }
         default:
             break
         }
