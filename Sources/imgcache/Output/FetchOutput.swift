@@ -122,8 +122,8 @@ struct FetchOutput {
         if let file = command.output.isEmpty ? nil : command.output[index] {
             try OutputFile.write(to: Environment.absolutePath(file), producing: decode)
         } else if let directory = command.outputDir {
-            try OutputFile.write(to: Environment.absolutePath("\(directory)/\(response.key.hash).\(format.fileExtension)"),
-                                 producing: decode)
+            let name = "\(response.key.hash).\(format.fileExtension)"
+            try OutputFile.write(to: Environment.absolutePath(OutputFile.path(name, in: directory)), producing: decode)
         } else if StandardStreams.isTerminal(1) {
             StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)")
         } else {
