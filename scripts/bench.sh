@@ -196,11 +196,11 @@ row "| 8 peak RSS | \`imgcache fetch --decode ppm\` of the large JPEG | $(( $(ca
 /usr/bin/time -f '%M' -o "$WORK/rss3.txt" "$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --thumbnail 1024x1024 --decode ppm "$u/big.jpg" > /dev/null
 row "| 8 peak RSS | \`imgcache fetch --thumbnail 1024x1024 --decode ppm\` of the large JPEG | $(( $(cat "$WORK/rss3.txt") / 1024 )) MB peak | – |"
 
-# ---- 9. Streamed decoding (issue 12): peak RSS of --decode ppm, flat in the
+# ---- 10. Streamed decoding (issue 12): peak RSS of --decode ppm, flat in the
 # image's size for JPEG/PNG (rows written as decoded) and in the frame count
 # for an animation (one canvas). The GIF is the sample animation merged with
 # itself into 8× and 16× as many frames (within the 1000-frame limit for the corpus one).
-say "9. streamed decode, peak RSS"
+say "10. streamed decode, peak RSS"
 gifsicle -m $(printf "$BIG/anim.gif %.0s" $(seq 8)) > "$BIG/anim8.gif" 2>/dev/null
 gifsicle -m "$BIG/anim8.gif" "$BIG/anim8.gif" > "$BIG/anim16.gif" 2>/dev/null
 for f in anim8.gif anim16.gif; do "$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "$u/$f"; done
@@ -208,12 +208,12 @@ for f in big.jpg big.png big.webp anim.gif anim8.gif anim16.gif; do
 	/usr/bin/time -f '%M %e' -o "$WORK/rss9.txt" "$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --decode ppm "$u/$f" > /dev/null
 	read -r rss secs < "$WORK/rss9.txt"
 	frames=$("$IMGCACHE" fetch --cache-dir "$WORK/c5" --offline --json "$u/$f" | sed -n 's/.*"frames":\([0-9]*\).*/\1/p')
-	row "| 9 peak RSS, streamed | \`imgcache fetch --decode ppm\` of $f ($(identify -format '%wx%h' "$BIG/$f[0]" 2>/dev/null), $frames frame(s)) | $((rss / 1024)) MB peak, $secs s | – |"
+	row "| 10 peak RSS, streamed | \`imgcache fetch --decode ppm\` of $f ($(identify -format '%wx%h' "$BIG/$f[0]" 2>/dev/null), $frames frame(s)) | $((rss / 1024)) MB peak, $secs s | – |"
 done
 /usr/bin/time -f '%M %e' -o "$WORK/rss9.txt" djpeg -rgb -ppm "$BIG/big.jpg" > /dev/null
 read -r rss secs < "$WORK/rss9.txt"
-row "| 9 peak RSS, streamed | \`djpeg -rgb -ppm\` of big.jpg | $((rss / 1024)) MB peak, $secs s | – |"
-# ---- end of 9.
+row "| 10 peak RSS, streamed | \`djpeg -rgb -ppm\` of big.jpg | $((rss / 1024)) MB peak, $secs s | – |"
+# ---- end of 10.
 
 rm -rf "$WORK/c7/stats"
 hf_clean=$(HF_RUNS=5 hf "$IMGCACHE clean -q --cache-dir $WORK/c7 --max-age 7d" "find $WORK/c7 -mtime +7 -delete")
@@ -307,7 +307,7 @@ done
   shared directories contend on ext4's directory and rename locks (`perf`: `rwsem_spin_on_owner`,
   `find_inode_bit`). curl writes one file per URL and verifies nothing.
 - **JPEG decode vs `djpeg`**: both stream scanlines through the same libjpeg; imgcache also starts the Swift
-  runtime, reads the cached file whole and checks its SHA-256 (rows 5 and 9).
+  runtime, reads the cached file whole and checks its SHA-256 (rows 5 and 10).
 - **`clean` vs `find -delete`**: clean reads every shard, pairs records with data files, sorts by last use and
   reads the failed-URL records before removing anything; `find` only stats and unlinks.
 NOTES
