@@ -13,7 +13,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -22,12 +21,12 @@ let package = Package(
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG"]),
+        // Links libcrypto (libssl-dev) for SHA-256; xxHash (libxxhash-dev) is header-only.
+        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("crypto")]),
         .target(
             name: "ImageCore",
             dependencies: [
                 "CCurl", "CPNG", "CGIF", "CWebP", "CImageCoreShims", "CHiredis",
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),
@@ -38,7 +37,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCoreTests",
-            dependencies: ["ImageCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ImageCore"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -60,11 +60,13 @@ for r in json.load(open(sys.argv[1]))["results"]:
     print(f'{r["command"]}|{statistics.median(t):.2f}|{min(t):.2f}|{max(t):.2f}')
 PY
 }
+declare -A HF_MEDIANS=()  # "title#n" → median ms of the n-th command (0: imgcache)
 hf_rows() {  # title, then commands; the first command is imgcache's
 	local title=$1; shift
-	local base=""
+	local base="" n=0
 	while IFS='|' read -r cmd m lo hi; do
 		[ -z "$base" ] && base=$m
+		HF_MEDIANS["$title#$n"]=$m; n=$((n + 1))
 		cmd=${cmd//$WORK\//}
 		row "| $title | \`${cmd//$IMGCACHE/imgcache}\` | $m ms ($lo–$hi) | $(ratio "$m" "$base") |"
 	done < <(hf "$@")
@@ -81,32 +83,36 @@ FILE=$WORK/www/img/000.${SOURCES[0]##*.}
 hf_rows "1 warm hit" "$IMGCACHE fetch --cache-dir $C1 http://127.0.0.1:$PORT/img/000.${SOURCES[0]##*.} -o $WORK/out1" \
 	"curl -s file://$FILE -o $WORK/out2" "cat $FILE"
 
-# ---- 2. Cold fetch of 1000 images, 6 and 16 at once.
+# ---- 2. Cold fetch of 1000 images, 6 and 16 at once; wall and system time of each.
+declare -A COLD=() COLD_SYS=()  # "tool j" → median seconds
 for j in 6 16; do
 	say "2. cold prefetch of 1000 at -j$j"
 	awk -v d="$WORK/curlz" '{ n=$0; sub(".*/", "", n); print "url = \"" $0 "\"\noutput = \"" d "/" n "\"" }' "$WORK/list.txt" > "$WORK/curl.cfg"
-	declare -A times=() conns=()
-	tools=(imgcache aria2c curl-Z xargs-curl)
+	declare -A times=() systimes=() conns=()
+	tools=(imgcache aria2c curl-Z wget2 xargs-curl)
 	for run in $(seq "$RUNS"); do
 		for tool in "${tools[@]}"; do
 			rm -rf "$WORK/c2" "$WORK/d2" "$WORK/curlz"; mkdir -p "$WORK/d2" "$WORK/curlz"
 			nginx_reset_log "$WORK/fresh"
-			start=$(now)
 			case $tool in
-			imgcache) "$IMGCACHE" prefetch -q --cache-dir "$WORK/c2" -j $j "$WORK/list.txt" ;;
-			aria2c) aria2c -q -j $j -d "$WORK/d2" -i "$WORK/list.txt" ;;
-			curl-Z) curl -s -Z --parallel-max $j -K "$WORK/curl.cfg" 2>/dev/null ;;
-			xargs-curl) ( cd "$WORK/d2" && xargs -P$j -n1 curl -sO < "$WORK/list.txt" ) ;;
+			imgcache) cmd="'$IMGCACHE' prefetch -q --cache-dir '$WORK/c2' -j $j '$WORK/list.txt'" ;;
+			aria2c) cmd="aria2c -q -j $j -d '$WORK/d2' -i '$WORK/list.txt'" ;;
+			curl-Z) cmd="curl -s -Z --parallel-max $j -K '$WORK/curl.cfg' 2>/dev/null" ;;
+			wget2) cmd="wget2 -q --max-threads=$j -P '$WORK/d2' -i '$WORK/list.txt'" ;;
+			xargs-curl) cmd="cd '$WORK/d2' && xargs -P$j -n1 curl -sO < '$WORK/list.txt'" ;;
 			esac
-			times[$tool]+="$(since "$start") "
+			/usr/bin/time -f '%e %S' -o "$WORK/time.txt" bash -c "$cmd"
+			read -r wall sys < "$WORK/time.txt"
+			times[$tool]+="$wall "; systimes[$tool]+="$sys "
 			conns[$tool]=$(nginx_connections "$WORK/fresh")
 		done
 	done
 	base=$(med_of "${times[imgcache]}")
-	declare -A cmds=([imgcache]="imgcache prefetch -j$j list" [aria2c]="aria2c -j$j -i list" [curl-Z]="curl -Z --parallel-max $j -K config" [xargs-curl]="xargs -P$j -n1 curl -sO < list")
+	declare -A cmds=([imgcache]="imgcache prefetch -j$j list" [aria2c]="aria2c -j$j -i list" [curl-Z]="curl -Z --parallel-max $j -K config" [wget2]="wget2 --max-threads=$j -i list" [xargs-curl]="xargs -P$j -n1 curl -sO < list")
 	for tool in "${tools[@]}"; do
 		m=$(med_of "${times[$tool]}")
-		row "| 2 cold 1000 images -j$j | \`${cmds[$tool]}\` | $(median_of "${times[$tool]}") s, ${conns[$tool]} connections | $(ratio "$m" "$base") |"
+		COLD["$tool $j"]=$m; COLD_SYS["$tool $j"]=$(med_of "${systimes[$tool]}")
+		row "| 2 cold 1000 images -j$j | \`${cmds[$tool]}\` | $(median_of "${times[$tool]}") s, ${COLD_SYS["$tool $j"]} s system, ${conns[$tool]} connections | $(ratio "$m" "$base") |"
 	done
 done
 
@@ -218,6 +224,7 @@ row "| 10 peak RSS, streamed | \`djpeg -rgb -ppm\` of big.jpg | $((rss / 1024)) 
 rm -rf "$WORK/c7/stats"
 hf_clean=$(HF_RUNS=5 hf "$IMGCACHE clean -q --cache-dir $WORK/c7 --max-age 7d" "find $WORK/c7 -mtime +7 -delete")
 base=$(echo "$hf_clean" | head -1 | cut -d'|' -f2)
+CLEAN_IC=$base CLEAN_FIND=$(echo "$hf_clean" | sed -n 2p | cut -d'|' -f2)
 while IFS='|' read -r cmd m lo hi; do
 	cmd=${cmd//$WORK\//}
 	row "| 7 clean 100 000 entries, nothing expired | \`${cmd//$IMGCACHE/imgcache}\` | $m ms ($lo–$hi) | $(ratio "$m" "$base") |"
@@ -287,6 +294,27 @@ for source in origin webdav redis; do
 	row "| 9 prefetch 1000 ${remote_labels[$source]} | \`imgcache prefetch $flag list\` | $(median_of "${remote_times[$source]}") s | $(ratio "$base" "$m") (origin / this) |"
 done
 
+# ---- The goals of issue 13, as imgcache's cost divided by the other tool's (below 1: imgcache cheaper).
+goal() {  # row, ratio, goal (≤ this), note
+	local met; met=$(awk -v r="$2" -v g="$3" 'BEGIN { print (r <= g) ? "yes" : "no" }')
+	GOALS+="| $1 | $2 | ≤ $3 | $met | $4 |"$'\n'
+}
+GOALS=""
+warm_ic=${HF_MEDIANS["1 warm hit#0"]}; warm_curl=${HF_MEDIANS["1 warm hit#1"]}
+goal "warm hit vs \`curl -s file://\`" "$(ratio "$warm_ic" "$warm_curl")" 0.8 "$warm_ic ms vs $warm_curl ms"
+goal "cold 1000 URLs -j6 vs \`curl -Z --parallel-max 6\`, wall" "$(ratio "${COLD[imgcache 6]}" "${COLD[curl-Z 6]}")" 1.0 \
+	"${COLD[imgcache 6]} s vs ${COLD[curl-Z 6]} s"
+goal "cold -j6 vs \`curl -Z\`, system time per URL" "$(ratio "${COLD_SYS[imgcache 6]}" "${COLD_SYS[curl-Z 6]}")" 1.2 \
+	"${COLD_SYS[imgcache 6]} s vs ${COLD_SYS[curl-Z 6]} s system"
+goal "cold -j6 vs \`wget2 --max-threads=6 -i list\`" "$(ratio "${COLD[imgcache 6]}" "${COLD[wget2 6]}")" 1.3 \
+	"${COLD[imgcache 6]} s vs ${COLD[wget2 6]} s; system ${COLD_SYS[imgcache 6]} s vs ${COLD_SYS[wget2 6]} s"
+goal "cold -j6 vs \`aria2c -j6\`" "$(ratio "${COLD[imgcache 6]}" "${COLD[aria2c 6]}")" 0.33 "${COLD[imgcache 6]} s vs ${COLD[aria2c 6]} s"
+goal "\`clean\`, nothing to remove, vs \`find -mtime +7 -delete\`" "$(ratio "$CLEAN_IC" "$CLEAN_FIND")" 0.5 "$CLEAN_IC ms vs $CLEAN_FIND ms"
+goal "\`clean\`, everything expired, vs \`find -delete\`" "$(ratio "$ic" "$fd")" 1.0 "$(printf %.2f "$ic") s vs $(printf %.2f "$fd") s"
+goal "warm re-run of 1000 fresh URLs vs \`wget -N -i list\`" "$(ratio "$(med_of "${warm[imgcache]}")" "$(med_of "${warm[wget]}")")" 0.25 \
+	"${requests[imgcache]} requests vs ${requests[wget]}"
+goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$((rss / 1024))" 24 "absolute, not a ratio"
+
 {
 	echo "# imgcache benchmarks"
 	echo
@@ -295,6 +323,12 @@ done
 	echo "\`list\` holds 1000 URLs of $(du -sh "$WORK/www/img" | cut -f1) of images (${#SOURCES[@]} distinct files, from the corpus when present), served with Cache-Control: max-age=86400 (row 4: max-age=0)."
 	echo
 	cat "$ROWS"
+	echo
+	echo "## Goals (issue 13): imgcache's cost divided by the other tool's"
+	echo
+	echo "| Row | Ratio | Goal | Met | Numbers |"
+	echo "| --- | --- | --- | --- | --- |"
+	printf '%s' "$GOALS"
 	cat <<'NOTES'
 
 ## Where imgcache is slower, and why

@@ -89,4 +89,15 @@ int imgcache_png_finish(imgcache_png *stream);
 /// Frees the reader, whatever its state.
 void imgcache_png_close(imgcache_png *stream);
 
+// Digests (digest_shims.c): SHA-256 from OpenSSL's libcrypto names cache files
+// after their keys; XXH3-128 from xxHash (compiled in, header-only) checks
+// entries' bytes, many times faster and enough to detect damage.
+
+/// The SHA-256 of `size` bytes at `data`. The corresponding C function is `SHA256`.
+void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]);
+
+/// The XXH3 128-bit hash, in canonical (big-endian) byte order. The
+/// corresponding C functions are `XXH3_128bits` and `XXH128_canonicalFromHash`.
+void imgcache_xxh3_128(const void *data, size_t size, uint8_t digest[16]);
+
 #endif

@@ -8,6 +8,7 @@ import Glibc
 ///     CACHEDIR.TAG                     tells backup tools to skip the directory
 ///     entries/ab/<sha256>.meta         an entry's metadata: the commit record
 ///     entries/ab/<sha256>.<sum>.<ext>  its bytes, exactly as downloaded
+///     entries/ab/<pid>-<n>.tmp         a record being written (renamed within the shard)
 ///     failed/ab/<sha256>               failed-URL records
 ///     stats/<shard>                    cumulative counters
 ///     tmp/                             downloads and writes in progress
@@ -49,8 +50,11 @@ public struct CacheDirectory: Sendable, Equatable {
     /// Path of a failed-URL record.
     func failedPath(_ hash: String) -> String { "\(shard(failed, hash))/\(hash)" }
 
-    /// Creates the directory tree (mode 0700) if missing.
+    /// Creates the directory tree (mode 0700) if missing, with every shard
+    /// directory, so that a store never has to create one. A prepared cache
+    /// costs one `stat`: `failed/ff` is made last.
     public func prepare() throws {
+        if POSIXFile.status(shard(failed, "ff")) != nil { return }
         try POSIXFile.makeDirectories(root)
         for directory in [entries, temporary, failed, stats] {
             try POSIXFile.makeDirectories(directory)
@@ -59,6 +63,16 @@ public struct CacheDirectory: Sendable, Equatable {
         if POSIXFile.status(tag) == nil {
             let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks an imgcache cache directory.\n"
             try? POSIXFile.writeAtomically(Array(text.utf8), to: tag, temporaryDirectory: temporary)
+        }
+        try Self.makeShards(in: entries)
+        try Self.makeShards(in: failed)
+    }
+
+    /// Creates the 256 shard directories `00` … `ff` under `base`, `ff` last.
+    static func makeShards(in base: String) throws {
+        let digits = Array("0123456789abcdef")
+        for high in digits {
+            for low in digits { try POSIXFile.makeDirectories("\(base)/\(high)\(low)") }
         }
     }
 

@@ -10,7 +10,7 @@ public struct CacheEntry: Sendable, Equatable {
     public var info: ImageInfo
     /// Size of the bytes.
     public var byteCount: Int
-    /// Hex SHA-256 of the bytes.
+    /// Hex XXH3-128 of the bytes (32 digits).
     public var checksum: String
     /// When the entry was stored (seconds since 1970).
     public var storedAt: Double
@@ -58,7 +58,7 @@ extension CacheEntry {
         public var fileName: String
         /// Size of the bytes.
         public var byteCount: Int
-        /// Hex SHA-256 of the bytes.
+        /// Hex XXH3-128 of the bytes (32 digits).
         public var checksum: String
     }
 
@@ -69,7 +69,21 @@ extension CacheEntry {
 }
 
 extension CacheEntry {
-    private static let magic = "imgcache-entry 2"
+    /// Version 3 checks bytes with XXH3-128 (version 2 used SHA-256); a
+    /// record of another version reads as a miss (`isOtherVersion`).
+    private static let magic = "imgcache-entry 3"
+    private static let magicPrefix = Array("imgcache-entry ".utf8)
+
+    /// Whether `bytes` is a whole record of another version: a miss, to be
+    /// replaced by the next store, not damage.
+    static func isOtherVersion(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: magicPrefix) && !bytes.starts(with: Array((magic + "\n").utf8))
+    }
+
+    /// The check line's value for a record body: 16 hex digits of its XXH3-128.
+    static func seal(_ body: [UInt8]) -> Substring {
+        Digest.xxh3Hex(body).prefix(16)
+    }
 
     /// The record as text: one `name value` line per field, then a line with
     /// the checksum of everything before it, so a damaged record is detected.
@@ -88,7 +102,7 @@ extension CacheEntry {
         add("loop", info.loopCount.map(String.init))
         add("orientation", info.orientation == 1 ? nil : String(info.orientation))
         add("bytes", String(byteCount))
-        add("sha256", checksum)
+        add("xxh3", checksum)
         add("stored", String(storedAt))
         add("etag", response.etag)
         add("last-modified", response.lastModified)
@@ -101,8 +115,7 @@ extension CacheEntry {
             add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
         }
         let body = lines.joined(separator: "\n") + "\n"
-        let seal = Digest.sha256Hex(Array(body.utf8)).prefix(16)
-        return Array((body + "check \(seal)\n").utf8)
+        return Array((body + "check \(Self.seal(Array(body.utf8)))\n").utf8)
     }
 
     /// Parses a record; nil if it is damaged, incomplete or of another version.
@@ -110,7 +123,7 @@ extension CacheEntry {
         guard let checkStart = Self.lastLineStart(bytes) else { return nil }
         let body = Array(bytes[..<checkStart])
         let checkLine = String(decoding: bytes[checkStart...], as: UTF8.self)
-        guard checkLine == "check \(Digest.sha256Hex(body).prefix(16))\n" else { return nil }
+        guard checkLine == "check \(Self.seal(body))\n" else { return nil }
         var fields: [Substring: Substring] = [:]
         var variants: [Variant] = []
         let text = String(decoding: body, as: UTF8.self)
@@ -125,7 +138,7 @@ extension CacheEntry {
             let (name, value) = (line[..<space], line[line.index(after: space)...])
             if name == "variant" {
                 let parts = value.split(separator: " ")
-                guard parts.count == 4, let count = Int(parts[1]), parts[2].count == 64, !parts[0].contains("/") else { return nil }
+                guard parts.count == 4, let count = Int(parts[1]), parts[2].count == 32, !parts[0].contains("/") else { return nil }
                 variants.append(Variant(transform: String(parts[3]), fileName: String(parts[0]), byteCount: count,
                                         checksum: String(parts[2])))
             } else {
@@ -136,7 +149,7 @@ extension CacheEntry {
               let format = fields["format"].flatMap({ ImageFormat(rawValue: String($0)) }),
               let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
               let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
-              let checksum = fields["sha256"], checksum.count == 64,
+              let checksum = fields["xxh3"], checksum.count == 32,
               let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
               !data.contains("/")
         else { return nil }

@@ -26,6 +26,7 @@ public struct CachePurger: Sendable {
         let trash = "\(directory.temporary)/purge-\(UniqueName.make())"
         try POSIXFile.rename(path, to: trash)
         try POSIXFile.makeDirectories(path)
+        if path != directory.stats { try CacheDirectory.makeShards(in: path) }
         try POSIXFile.removeTree(trash)
     }
 }

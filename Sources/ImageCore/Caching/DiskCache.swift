@@ -26,7 +26,7 @@ public final class DiskCache: DataCaching {
             guard let entry = try readEntry(key.hash) else { return nil }
             let path = "\(directory.shard(directory.entries, key.hash))/\(entry.dataFileName)"
             guard let bytes = try POSIXFile.read(path) else { continue }
-            guard bytes.count == entry.byteCount, Digest.sha256Hex(bytes) == entry.checksum else {
+            guard bytes.count == entry.byteCount, Digest.xxh3Hex(bytes) == entry.checksum else {
                 discardCorrupt(key.hash, entry: entry, why: "bytes do not match their checksum")
                 return nil
             }
@@ -48,18 +48,17 @@ public final class DiskCache: DataCaching {
 
     public func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
                       response: StoredResponse) throws -> CachedData {
-        try POSIXFile.makeDirectories(directory.shard(directory.entries, key.hash))
-        let checksum = Digest.sha256Hex(bytes)
+        let checksum = Digest.xxh3Hex(bytes)
         let dataPath = directory.dataPath(key.hash, checksum: checksum, format: info.format)
         let source = try temporaryPath ?? POSIXFile.writeTemporary(bytes, in: directory.temporary)
-        try POSIXFile.rename(source, to: dataPath)
+        try POSIXFile.rename(source, to: dataPath, creatingDirectory: true)
 
         let previous = try? readEntry(key.hash)
         let now = WallClock.now()
         var entry = CacheEntry(key: key.string, url: url, info: info, byteCount: bytes.count, checksum: checksum,
                                storedAt: now, response: response, dataFileName: String(dataPath.split(separator: "/").last!))
         try POSIXFile.writeAtomically(entry.serialized(), to: directory.metadataPath(key.hash),
-                                      temporaryDirectory: directory.temporary)
+                                      temporaryDirectory: directory.shard(directory.entries, key.hash))
         entry.lastUsed = now
         entry.path = dataPath
         // New bytes: the old file and every variant made from it go.
@@ -76,7 +75,7 @@ public final class DiskCache: DataCaching {
         updated.response = response
         guard let current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else { return updated }
         try POSIXFile.writeAtomically(updated.serialized(), to: directory.metadataPath(key.hash),
-                                      temporaryDirectory: directory.temporary)
+                                      temporaryDirectory: directory.shard(directory.entries, key.hash))
         updated.lastUsed = WallClock.now()
         return updated
     }
@@ -96,7 +95,7 @@ public final class DiskCache: DataCaching {
         guard let variant = entry.variant(transform),
               let bytes = try? POSIXFile.read("\(directory.shard(directory.entries, key.hash))/\(variant.fileName)")
         else { return nil }
-        guard bytes.count == variant.byteCount, Digest.sha256Hex(bytes) == variant.checksum else {
+        guard bytes.count == variant.byteCount, Digest.xxh3Hex(bytes) == variant.checksum else {
             statistics.add(.corruptEntries)
             events.emit("discarded corrupt variant \(transform) of \(entry.url)")
             return nil
@@ -110,9 +109,9 @@ public final class DiskCache: DataCaching {
     public func storeVariant(_ bytes: [UInt8], transform: String, fileExtension: String, of entry: CacheEntry,
                              key: CacheKey) throws {
         let shard = directory.shard(directory.entries, key.hash)
-        let checksum = Digest.sha256Hex(bytes)
+        let checksum = Digest.xxh3Hex(bytes)
         let fileName = "\(key.hash).v\(checksum.prefix(16)).\(fileExtension)"
-        try POSIXFile.rename(try POSIXFile.writeTemporary(bytes, in: directory.temporary), to: "\(shard)/\(fileName)")
+        try POSIXFile.rename(try POSIXFile.writeTemporary(bytes, in: shard), to: "\(shard)/\(fileName)")
         guard var current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else {
             _ = try? POSIXFile.remove("\(shard)/\(fileName)")
             return
@@ -121,7 +120,7 @@ public final class DiskCache: DataCaching {
         current.variants.append(CacheEntry.Variant(transform: transform, fileName: fileName, byteCount: bytes.count,
                                                    checksum: checksum))
         try POSIXFile.writeAtomically(current.serialized(), to: directory.metadataPath(key.hash),
-                                      temporaryDirectory: directory.temporary)
+                                      temporaryDirectory: directory.shard(directory.entries, key.hash))
     }
 
     /// The record for `key` if its bytes are present at the recorded size,
@@ -146,6 +145,8 @@ public final class DiskCache: DataCaching {
         let path = directory.metadataPath(hash)
         guard let bytes = try POSIXFile.read(path, limit: 1 << 20) else { return nil }
         guard var entry = CacheEntry(parsing: bytes) else {
+            // A record an older imgcache wrote is a miss; the next store replaces it.
+            if CacheEntry.isOtherVersion(bytes) { return nil }
             discardCorrupt(hash, entry: nil, why: "damaged metadata record")
             return nil
         }

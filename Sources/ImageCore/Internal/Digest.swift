@@ -1,23 +1,34 @@
-import Crypto
+internal import CImageCoreShims
 
-/// SHA-256 in lowercase hex: names cache files after keys and checks entries'
-/// bytes. BoringSSL's implementation uses the CPU's SHA extensions where present.
+/// Digests in lowercase hex. SHA-256 (OpenSSL's libcrypto, which uses the
+/// CPU's SHA extensions where present) names cache files after keys, where a
+/// collision must be infeasible even for a URL chosen to cause one. XXH3-128
+/// (xxHash) checks entries' bytes: it only has to catch damage, and is many
+/// times faster.
 enum Digest {
-    /// The hex SHA-256 of `bytes`.
-    static func sha256Hex(_ bytes: some Sequence<UInt8>) -> String {
-        hex(SHA256.hash(data: Array(bytes)))
+    /// The hex SHA-256 of `bytes`. The corresponding C function is `SHA256`.
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { buffer in
+            digest.withUnsafeMutableBufferPointer { imgcache_sha256(buffer.baseAddress, buffer.count, $0.baseAddress) }
+        }
+        return hex(digest)
     }
 
-    /// The hex SHA-256 of a contiguous buffer.
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        hex(SHA256.hash(data: bytes))
+    /// The hex XXH3-128 of `bytes` (32 digits). The corresponding C function is `XXH3_128bits`.
+    static func xxh3Hex(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 16)
+        bytes.withUnsafeBytes { buffer in
+            digest.withUnsafeMutableBufferPointer { imgcache_xxh3_128(buffer.baseAddress, buffer.count, $0.baseAddress) }
+        }
+        return hex(digest)
     }
 
     private static let digits = Array("0123456789abcdef".utf8)
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
+    private static func hex(_ digest: [UInt8]) -> String {
         var out = [UInt8]()
-        out.reserveCapacity(64)
+        out.reserveCapacity(digest.count * 2)
         for byte in digest {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0F)])

@@ -59,15 +59,25 @@ enum POSIXFile {
         return path
     }
 
-    /// Creates a new file with a unique name, mode 0600, open for writing.
+    /// Creates a new file with a unique name, mode 0600, open for writing;
+    /// creates `directory` if it is missing (a shard removed by `purge`).
+    /// `O_EXCL` with a per-process counter (`UniqueName`) instead of
+    /// `mkstemps`, which asks the kernel for random bytes on every call.
     static func createTemporary(in directory: String, suffix: String) throws -> (Int32, String) {
-        var template = Array("\(directory)/\(UniqueName.make())-XXXXXX\(suffix)".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buffer in
-            mkstemps(buffer.baseAddress!, Int32(suffix.utf8.count))
+        var madeDirectory = false
+        while true {
+            let path = "\(directory)/\(UniqueName.make())\(suffix)"
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, path) }
+            let code = errno
+            if code == EEXIST || code == EINTR { continue }  // a dead process's leftover with our pid
+            if code == ENOENT && !madeDirectory {
+                madeDirectory = true
+                try makeDirectories(directory)
+                continue
+            }
+            throw ImageCoreError.cacheIO("cannot create", path: path, errno: code)
         }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard fd >= 0 else { throw ImageCoreError.cacheIO("cannot create", path: path, errno: errno) }
-        return (fd, path)
     }
 
     /// Creates a private directory (mode 0700) under `$TMPDIR`, else /tmp;
@@ -101,13 +111,18 @@ enum POSIXFile {
         }
     }
 
-    /// Renames atomically within one file system.
-    static func rename(_ from: String, to: String) throws {
-        guard Glibc.rename(from, to) == 0 else {
-            let code = errno
-            unlink(from)
-            throw ImageCoreError.cacheIO("cannot rename to", path: to, errno: code)
+    /// Renames atomically within one file system; with `creatingDirectory`,
+    /// creates the target's directory if it is missing (a shard removed by
+    /// `purge`) and tries once more.
+    static func rename(_ from: String, to: String, creatingDirectory: Bool = false) throws {
+        if Glibc.rename(from, to) == 0 { return }
+        if creatingDirectory && errno == ENOENT && access(from, F_OK) == 0 {
+            try makeDirectories(String(to[..<(to.lastIndex(of: "/") ?? to.endIndex)]))
+            if Glibc.rename(from, to) == 0 { return }
         }
+        let code = errno
+        unlink(from)
+        throw ImageCoreError.cacheIO("cannot rename to", path: to, errno: code)
     }
 
     /// Removes a file; a missing file is not an error. Returns whether it existed.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Testing
 @testable import ImageCore
@@ -38,9 +37,9 @@ struct CorpusPixelTests {
         } else if let expected = row["truth_sha256"], !expected.isEmpty {
             // Large truths are stored as a hash of the reference tool's whole output file.
             let output = try encode(image, as: row["truth_format"]?.hasPrefix("PPM") == true ? .ppm : .pam)
-            let digest = SHA256.hash(data: output).map { String(format: "%02x", $0) }.joined()
+            let digest = Digest.sha256Hex(output)
             let rgb = try encode(image, as: .ppm)
-            let rgbDigest = SHA256.hash(data: rgb).map { String(format: "%02x", $0) }.joined()
+            let rgbDigest = Digest.sha256Hex(rgb)
             #expect(digest == expected || rgbDigest == expected, "\(file): output hash differs from the reference")
         }
     }
@@ -56,7 +55,7 @@ struct CorpusPixelTests {
         #expect(image.width == expected["width"] as? Int)
         #expect(image.height == expected["height"] as? Int)
         for (index, frame) in image.frames.enumerated() where index < hashes.count {
-            let digest = SHA256.hash(data: NetpbmImage.zeroingTransparent(frame.pixels)).map { String(format: "%02x", $0) }.joined()
+            let digest = Digest.sha256Hex(NetpbmImage.zeroingTransparent(frame.pixels))
             #expect(digest == hashes[index], "\(file) frame \(index)")
         }
         let row = try #require(Self.animations.first { $0["file"] == file })
