@@ -340,7 +340,7 @@ public final class ImageManager: Sendable {
             if let local { stale = local }
         }
         var download = request.download
-        if readOnlyReason == nil { download.resumableBodyPath = "\(downloadDirectory)/\(key.hash).partial" }
+        if readOnlyReason == nil { download.resumableBodyPath = configuration.directory.partialPath(key.hash) }
         if let entry = stale?.entry {
             if let etag = entry.etag { download.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let modified = entry.lastModified {

@@ -15,7 +15,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
             CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
             ~/.cache/imgcache, created with mode 0700 and shared safely by any number of processes. The key \
             is the URL without its fragment (see --key-ignore-query, --key-strip-param). Each entry is the \
-            original bytes (what --path prints) plus a metadata record holding their SHA-256; a damaged \
+            original bytes (what --path prints) plus a metadata record holding their XXH3-128 checksum; a damaged \
             entry is removed and fetched again. imgcache.conf in the cache directory holds settings every \
             process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M).
 

@@ -93,7 +93,8 @@ void imgcache_png_close(imgcache_png *stream);
 // after their keys; XXH3-128 from xxHash (compiled in, header-only) checks
 // entries' bytes, many times faster and enough to detect damage.
 
-/// The SHA-256 of `size` bytes at `data`. The corresponding C function is `SHA256`.
+/// The SHA-256 of `size` bytes at `data`. The corresponding C functions are
+/// `SHA256_Init`, `SHA256_Update` and `SHA256_Final`.
 void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]);
 
 /// The XXH3 128-bit hash, in canonical (big-endian) byte order. The

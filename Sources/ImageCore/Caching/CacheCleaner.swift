@@ -53,8 +53,10 @@ public struct CacheCleaner: Sendable {
         }
         defer { lock.release() }
 
-        var inventory = CacheInventory.scan(directory)
-        inventory.items.sort { $0.lastUsed < $1.lastUsed }
+        let inventory = CacheInventory.scan(directory)
+        // Expired entries go in the order the scan found them, shard by
+        // shard, as `find -delete` does: removing files spread over every
+        // directory, in order of last use, scatters the unlinks.
         var keep: [CacheInventory.Item] = []
         for item in inventory.items {
             if let maxAge, now - item.lastUsed > maxAge {
@@ -66,7 +68,8 @@ public struct CacheCleaner: Sendable {
             }
         }
         var total = keep.reduce(0) { $0 + $1.bytes }
-        if let maxSize {
+        if let maxSize, total > maxSize {
+            keep.sort { $0.lastUsed < $1.lastUsed }
             var index = 0
             while total > maxSize && index < keep.count {
                 let item = keep[index]
@@ -84,6 +87,10 @@ public struct CacheCleaner: Sendable {
         for stray in inventory.strayFiles where now - stray.modified > Self.strayGracePeriod {
             report.strayFilesRemoved += 1
             if !dryRun { _ = try? POSIXFile.remove(stray.path) }
+        }
+        for partial in inventory.partialFiles where now - partial.modified > PartialDownload.maxAge {
+            report.strayFilesRemoved += 1
+            if !dryRun { _ = try? POSIXFile.remove(partial.path) }
         }
         for name in POSIXFile.list(directory.temporary) {
             let path = "\(directory.temporary)/\(name)"

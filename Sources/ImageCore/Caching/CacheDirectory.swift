@@ -7,11 +7,12 @@ import Glibc
 ///     imgcache.conf                    settings all processes agree on
 ///     CACHEDIR.TAG                     tells backup tools to skip the directory
 ///     entries/ab/<sha256>.meta         an entry's metadata: the commit record
-///     entries/ab/<sha256>.<sum>.<ext>  its bytes, exactly as downloaded
+///     entries/ab/<sha256>.<sum>.<size>.<ext>  its bytes, exactly as downloaded
 ///     entries/ab/<pid>-<n>.tmp         a record being written (renamed within the shard)
+///     entries/ab/<sha256>.partial      a download in progress, or broken off (kept for a resume)
 ///     failed/ab/<sha256>               failed-URL records
 ///     stats/<shard>                    cumulative counters
-///     tmp/                             downloads and writes in progress
+///     tmp/                             other writes in progress
 ///
 /// `ab` is the first two hex digits of the key's hash, so no directory grows
 /// past a few hundred entries per 100 000.
@@ -42,10 +43,17 @@ public struct CacheDirectory: Sendable, Equatable {
     func metadataPath(_ hash: String) -> String { "\(shard(entries, hash))/\(hash).meta" }
 
     /// Path of the bytes of an entry: named by its checksum too, so a metadata
-    /// record can only ever name the bytes it describes.
-    func dataPath(_ hash: String, checksum: String, format: ImageFormat) -> String {
-        "\(shard(entries, hash))/\(hash).\(checksum.prefix(16)).\(format.fileExtension)"
+    /// record can only ever name the bytes it describes, and by its size, so
+    /// `clean` can add up a cache without a `stat` per file.
+    func dataPath(_ hash: String, checksum: String, byteCount: Int, format: ImageFormat) -> String {
+        "\(shard(entries, hash))/\(hash).\(checksum.prefix(16)).\(byteCount).\(format.fileExtension)"
     }
+
+    /// Where a download of the key is written, in the shard its bytes will
+    /// live in: storing it is then a rename within one directory, which
+    /// takes neither the file system's cross-directory rename lock nor the
+    /// lock of a directory every download shares.
+    func partialPath(_ hash: String) -> String { "\(shard(entries, hash))/\(hash).partial" }
 
     /// Path of a failed-URL record.
     func failedPath(_ hash: String) -> String { "\(shard(failed, hash))/\(hash)" }

@@ -49,7 +49,7 @@ public final class DiskCache: DataCaching {
     public func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
                       response: StoredResponse) throws -> CachedData {
         let checksum = Digest.xxh3Hex(bytes)
-        let dataPath = directory.dataPath(key.hash, checksum: checksum, format: info.format)
+        let dataPath = directory.dataPath(key.hash, checksum: checksum, byteCount: bytes.count, format: info.format)
         let source = try temporaryPath ?? POSIXFile.writeTemporary(bytes, in: directory.temporary)
         try POSIXFile.rename(source, to: dataPath, creatingDirectory: true)
 
@@ -110,7 +110,7 @@ public final class DiskCache: DataCaching {
                              key: CacheKey) throws {
         let shard = directory.shard(directory.entries, key.hash)
         let checksum = Digest.xxh3Hex(bytes)
-        let fileName = "\(key.hash).v\(checksum.prefix(16)).\(fileExtension)"
+        let fileName = "\(key.hash).v\(checksum.prefix(16)).\(bytes.count).\(fileExtension)"
         try POSIXFile.rename(try POSIXFile.writeTemporary(bytes, in: shard), to: "\(shard)/\(fileName)")
         guard var current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else {
             _ = try? POSIXFile.remove("\(shard)/\(fileName)")

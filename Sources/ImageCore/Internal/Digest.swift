@@ -6,7 +6,7 @@ internal import CImageCoreShims
 /// (xxHash) checks entries' bytes: it only has to catch damage, and is many
 /// times faster.
 enum Digest {
-    /// The hex SHA-256 of `bytes`. The corresponding C function is `SHA256`.
+    /// The hex SHA-256 of `bytes`. The corresponding C function is `SHA256_Update`.
     static func sha256Hex(_ bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeBytes { buffer in

@@ -173,21 +173,32 @@ enum POSIXFile {
         return names
     }
 
-    /// Names, sizes and modification times of the regular files in a
-    /// directory, stat'ed relative to the open directory so the kernel does
-    /// not resolve the whole path again for each file (what `clean` scans).
-    static func listFiles(_ directory: String) -> [(name: String, size: Int, modified: Double)] {
+    /// The regular files in a directory, told apart by the type readdir
+    /// reports (no `stat` per file), each with its size and modification
+    /// time if `statting(name)` asks for them: those are stat'ed relative to
+    /// the open directory, so the kernel does not resolve the whole path
+    /// again (what `clean` scans).
+    static func listFiles(_ directory: String, statting: (String) -> Bool)
+        -> [(name: String, status: (size: Int, modified: Double)?)] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         let fd = dirfd(dir)
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        var files: [(name: String, size: Int, modified: Double)] = []
+        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+        var files: [(name: String, status: (size: Int, modified: Double)?)] = []
         var info = stat()
         while let entry = readdir(dir) {
-            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
-            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            files.append((String(cString: name), Int(info.st_size),
-                          Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+            // Through a pointer, as for the name: a short record must not be copied whole.
+            let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
+            guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
+            let cName = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
+            let name = String(cString: cName)
+            guard type == UInt8(DT_UNKNOWN) || statting(name) else {
+                files.append((name, nil))
+                continue
+            }
+            guard fstatat(fd, cName, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            files.append((name, (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)))
         }
         return files
     }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// A body kept in the cache's temporary area after a download broke off
+/// A body kept in its entry's shard directory after a download broke off
 /// (connection lost, timeout, process killed), with a record beside it of
 /// what a resume needs: the URL and a strong validator. A later download of
 /// the same URL asks for the rest with `Range` + `If-Range`, so a changed

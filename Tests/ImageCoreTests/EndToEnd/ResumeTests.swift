@@ -19,8 +19,14 @@ import Testing
         try CLI.run(["fetch"] + arguments, cacheDir: cache.path)
     }
 
+    /// Files of downloads in progress: in tmp/, and partial bodies in the shards.
     var temporaryFiles: [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp")) ?? []
+        let shards = (try? FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/entries")) ?? []
+        let partials = shards.flatMap { shard in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/entries/\(shard)")) ?? [])
+                .filter { $0.contains(".partial") || $0.hasSuffix(".tmp") }
+        }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp")) ?? []) + partials
     }
 
     @Test func aBodyCutAtHalfIsResumedByTheNextRun() throws {
