@@ -75,7 +75,7 @@ final class RemoteCache: Sendable {
                 reject(storage, url, "it holds the entry of another key")
                 continue
             }
-            guard bytes.count == entry.byteCount, Digest.sha256Hex(bytes) == entry.checksum else {
+            guard bytes.count == entry.byteCount, Digest.xxh3Hex(bytes) == entry.checksum else {
                 reject(storage, url, "its bytes do not match their checksum")
                 continue
             }

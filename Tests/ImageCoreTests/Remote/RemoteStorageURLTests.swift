@@ -39,7 +39,7 @@ struct RemoteStorageURLTests {
     @Test func anObjectRoundTripsAndRefusesDamage() throws {
         let entry = CacheEntry(key: "http://x/a.png", url: "http://x/a.png",
                                info: ImageInfo(format: .png, width: 4, height: 3, frameCount: 1, loopCount: nil, orientation: 1),
-                               byteCount: Fixtures.tinyPNG.count, checksum: Digest.sha256Hex(Fixtures.tinyPNG), storedAt: 1,
+                               byteCount: Fixtures.tinyPNG.count, checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: 1,
                                response: StoredResponse(etag: "\"e\"", freshUntil: 99), dataFileName: "f")
         let object = RemoteObject.encode(entry, bytes: Fixtures.tinyPNG)
         let decoded = try #require(RemoteObject.decode(object))
