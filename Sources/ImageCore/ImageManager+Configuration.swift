@@ -1,0 +1,32 @@
+extension ImageManager {
+    /// Everything the manager is built from.
+    public struct Configuration: Sendable {
+        /// The disk cache's directory.
+        public var directory: CacheDirectory
+        /// Settings shared with other processes (flags may override them).
+        public var cache = CacheConfiguration()
+        /// How URLs become cache keys.
+        public var keyPolicy = CacheKeyPolicy.exactURL
+        /// Decoder limits.
+        public var limits = DecodingLimits.default
+        /// Download concurrency and order.
+        public var maxConcurrentDownloads = 6
+        /// Most connections to one host.
+        public var maxConnectionsPerHost = 6
+        /// Start order among equal priorities.
+        public var order = Downloader.Order.fifo
+        /// Cookie file for every download.
+        public var cookieJar: String?
+        /// Where `--verbose` events go.
+        public var events = EventLog.silent
+        /// Whether a cache this process can read but not write is still
+        /// used (as `fetch` does): hits are served, downloads go to a private
+        /// scratch directory and are not stored. Otherwise opening it fails.
+        public var allowsReadOnlyCache = false
+
+        /// A configuration for a cache in `directory`.
+        public init(directory: CacheDirectory) {
+            self.directory = directory
+        }
+    }
+}

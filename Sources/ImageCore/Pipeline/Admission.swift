@@ -1,0 +1,40 @@
+/// Between lookup and the network: whether a miss may go out at all
+/// (offline, the failed-URL list, cancellation), and what a failed fetch
+/// leaves behind (a stale entry served on error, a failed-URL record).
+extension ImageManager {
+    /// Checks that `request` may use the network; returns the digest of what
+    /// it sends that can change the answer (credentials, cookies, headers),
+    /// which keys its failed-URL record (nil when it sends nothing such).
+    func admitToNetwork(_ request: ImageRequest, key: CacheKey) throws -> String? {
+        guard request.network == .allowed else {
+            throw ImageCoreError(.notCached, "not in the cache (offline)")
+        }
+        let cookies = configuration.cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
+        let requestDigest = FailedURLRegistry.requestDigest(request.download, cookies: cookies)
+        if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest) {
+            throw ImageCoreError(.failedBefore,
+                                 "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again")
+        }
+        if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
+        return requestDigest
+    }
+
+    /// After a failed fetch: serves the stale entry if the error is transient
+    /// and the entry allows it (`stale-if-error`); otherwise counts the
+    /// failure, remembers a permanent one, and rethrows.
+    func recover(from error: ImageCoreError, _ request: ImageRequest, key: CacheKey, stale: CachedData?,
+                 requestDigest: String?) throws -> ImageResponse {
+        if let stale, error.isTransient, CachePolicy.servesStaleOnError(stale.entry, for: request, now: WallClock.now()) {
+            statistics.add(.diskHits)
+            events.emit("served stale from disk after an error: \(request.url): \(error.message)")
+            return diskResponse(stale, request, key)
+        }
+        if error.kind != .interrupted { statistics.add(.failures) }
+        if !error.isTransient && [.http, .image].contains(error.kind) {
+            try? failedURLs.add(key, requestDigest: requestDigest, url: request.url, error: error)
+            // The origin no longer serves what the stale entry holds.
+            if stale != nil { _ = try? disk.remove(key) }
+        }
+        throw error
+    }
+}

@@ -1,0 +1,30 @@
+/// The remote-storage part of the network step: a shared store's entry,
+/// verified like a download, stored locally, and served if fresh.
+extension ImageManager {
+    /// What remote storage contributed.
+    enum RemoteOutcome {
+        /// A fresh entry: served without asking the origin.
+        case served(Fetched)
+        /// A stale entry, now stored locally: its validators make the origin's request conditional.
+        case lendsValidators(CachedData)
+    }
+
+    /// Asks each remote store in turn; nil when none has a usable entry.
+    func lookUpRemote(_ remote: RemoteCache, _ request: ImageRequest, key: CacheKey) async throws -> RemoteOutcome? {
+        guard let hit = await remote.lookup(key, url: request.url, maxBytes: request.download.maxBytes,
+                                            inspect: { [decoder] in try decoder.inspect($0) })
+        else { return nil }
+        let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
+        var local: CachedData?
+        if decision != .mismatch && request.storesToDisk {
+            local = try disk.store(hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
+                                   response: hit.entry.response)
+            storedEntries.add(1, ordering: .relaxed)  // counts for the trim to max-size in finish()
+        }
+        if decision == .serve && !request.refresh {
+            events.emit("served from remote storage \(hit.storage): \(request.url)")
+            return .served(Fetched(info: hit.info, bytes: hit.bytes, stored: local, source: .remote))
+        }
+        return local.map { .lendsValidators($0) }
+    }
+}

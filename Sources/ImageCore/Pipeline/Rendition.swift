@@ -1,0 +1,57 @@
+/// Step 4, rendition: what the caller asked to receive besides the bytes —
+/// decoded pixels (a frame, a scaled size), or a re-encoding, which is kept
+/// on disk as a variant of its original when it is a thumbnail.
+extension ImageManager {
+    /// A response ready for the caller, and how it was made.
+    struct Rendition {
+        var response: ImageResponse
+        /// Pixels were decoded for this request.
+        var decoded = false
+        /// The encoding came from a variant kept on disk.
+        var fromStoredVariant = false
+    }
+
+    /// Decodes and encodes `response` as `request` asks.
+    func render(_ response: ImageResponse, _ request: ImageRequest) async throws -> Rendition {
+        guard let encoding = request.encoding else { return try await decoded(response, request) }
+        let format = encoding.resolved(for: response.info.format)
+        if let name = request.variantName, let entry = response.entry,
+           let bytes = disk.variant(of: entry, key: response.key, transform: name) {
+            events.emit("variant from disk (\(name)): \(request.url)")
+            var rendition = Rendition(response: response, fromStoredVariant: true)
+            rendition.response.encoded = (bytes, format)
+            return rendition
+        }
+        var rendition = try await decoded(response, request)
+        guard let image = rendition.response.image else { throw ImageCoreError(.failure, "no pixels to encode") }
+        let quality = request.quality
+        let bytes = try await runInBackground { try encode(image, as: format, quality: quality) }
+        rendition.response.encoded = (bytes, format)
+        events.emit("encoded as \(format.rawValue) (\(bytes.count) bytes): \(request.url)")
+        if let name = request.variantName, let entry = response.entry, request.storesToDisk {
+            do {
+                try disk.storeVariant(bytes, transform: name, fileExtension: format.fileExtension, of: entry,
+                                      key: response.key)
+            } catch {
+                events.emit("variant not kept: \(request.url): \(error)")
+            }
+        }
+        return rendition
+    }
+
+    /// Decodes pixels, off the cooperative pool, if the request wants them
+    /// and the response lacks them (or holds other ones than asked for).
+    private func decoded(_ response: ImageResponse, _ request: ImageRequest) async throws -> Rendition {
+        let partial = request.frame != nil || request.scale != nil
+        let needsDecoding = (request.decodesPixels || request.encoding != nil) && (response.image == nil || partial)
+        guard needsDecoding else { return Rendition(response: response) }
+        let bytes = response.bytes
+        let decoder = self.decoder
+        let (frame, scale) = (request.frame, request.scale)
+        let image = try await runInBackground { try decoder.decode(bytes, frame: frame, scale: scale) }
+        if scale != nil { events.emit("scaled to \(image.width)×\(image.height): \(request.url)") }
+        var rendition = Rendition(response: response, decoded: true)
+        rendition.response.image = image
+        return rendition
+    }
+}

@@ -1,0 +1,66 @@
+/// The HTTP side of the network step: a request made conditional by a
+/// stale entry's validators, the merge of a 304 into that entry, and
+/// retries of transient failures.
+extension ImageManager {
+    /// The download for `request`: resumable into the entry's partial file
+    /// (writable caches only), and conditional (`If-None-Match`,
+    /// `If-Modified-Since`) when a stale entry lends its validators.
+    func download(for request: ImageRequest, key: CacheKey, stale: CachedData?) -> DownloadRequest {
+        var download = request.download
+        if readOnlyReason == nil { download.resumableBodyPath = configuration.directory.partialPath(key.hash) }
+        if let entry = stale?.entry {
+            if let etag = entry.etag { download.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
+            if let modified = entry.lastModified {
+                download.headers.append(HTTPHeader(name: "If-Modified-Since", value: modified))
+            }
+        }
+        return download
+    }
+
+    /// A 304 Not Modified: the stale entry's bytes with its metadata renewed
+    /// from the response (and the renewed entry uploaded to remote storage).
+    func merge(notModified downloaded: DownloadResponse, into stale: CachedData?, _ request: ImageRequest,
+               key: CacheKey) throws -> Fetched {
+        guard let stale else {
+            throw ImageCoreError(.http, "HTTP 304 Not Modified to a request that was not conditional", httpStatus: 304)
+        }
+        statistics.add(.revalidations)
+        let response = stale.entry.response.updated(by: downloaded.headers, request: request.download,
+                                                    requestTime: downloaded.requestTime,
+                                                    responseTime: downloaded.responseTime)
+        let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
+        events.emit("revalidated (304 Not Modified): \(request.url)")
+        remote?.upload(entry, bytes: stale.bytes, key: key, url: request.url)
+        return Fetched(info: entry.info, bytes: stale.bytes,
+                       stored: CachedData(entry: entry, bytes: stale.bytes, path: stale.path), source: .revalidated)
+    }
+
+    /// Downloads, retrying transient failures (network errors, 408, 429,
+    /// 5xx) after an exponential backoff with jitter, or after the server's
+    /// Retry-After when it gave one and it is not too long.
+    func downloadRetrying(_ download: DownloadRequest, retries: Int) async throws -> DownloadResponse {
+        var attempt = 0
+        while true {
+            do {
+                return try await network().download(download)
+            } catch let error as ImageCoreError where error.isTransient && attempt < retries {
+                let delay = RetryDelay.seconds(attempt: attempt, retryAfter: error.retryAfter)
+                guard delay <= RetryDelay.longestWait else { throw error }
+                attempt += 1
+                let wait = Quantities.formatDuration((delay * 10).rounded() / 10)
+                events.emit("\(download.url): \(error.message); retry \(attempt) of \(retries) in \(wait)")
+                try await pause(delay)
+            }
+        }
+    }
+
+    /// Sleeps, waking early with `.interrupted` on `cancelAll()`.
+    func pause(_ seconds: Double) async throws {
+        let end = WallClock.monotonic() + seconds
+        while WallClock.monotonic() < end {
+            if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
+            try? await Task.sleep(for: .milliseconds(Int(min(50, (end - WallClock.monotonic()) * 1000) + 1)))
+        }
+        if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
+    }
+}
