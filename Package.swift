@@ -21,12 +21,13 @@ let package = Package(
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // Links libcrypto (libssl-dev) for SHA-256; xxHash (libxxhash-dev) is header-only.
-        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CAVIF"], linkerSettings: [.linkedLibrary("crypto")]),
         .target(
             name: "ImageCore",
             dependencies: [
-                "CCurl", "CPNG", "CGIF", "CWebP", "CImageCoreShims", "CHiredis",
+                "CCurl", "CPNG", "CGIF", "CWebP", "CAVIF", "CImageCoreShims", "CHiredis",
             ],
             swiftSettings: strictSwift
         ),

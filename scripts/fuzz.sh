@@ -16,7 +16,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
-all=(FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzCacheRecord FuzzArguments)
+all=(FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzAVIF FuzzAPNG FuzzCacheRecord FuzzArguments)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 swift=${SWIFT:-swift}
@@ -43,7 +43,8 @@ done
 shared_seeds() {
     local prefix
     case "$1" in
-        FuzzJPEG) prefix=jpeg ;; FuzzPNG) prefix=png ;; FuzzGIF) prefix=gif ;; FuzzWebP) prefix=webp ;; *) return ;;
+        FuzzJPEG) prefix=jpeg ;; FuzzPNG | FuzzAPNG) prefix=png ;; FuzzGIF) prefix=gif ;; FuzzWebP) prefix=webp ;;
+        FuzzAVIF) prefix=avif ;; *) return ;;
     esac
     [ -d "$shared" ] || return
     find "$shared/images" "$shared/bad" -maxdepth 1 -type f -name "${prefix}_*" -size -50k 2>/dev/null

@@ -53,6 +53,7 @@ public enum ImageInputs {
         case .png: try PNGDecoder(limits: limits).inspect(bytes)
         case .gif: try GIFDecoder(limits: limits).inspect(bytes)
         case .webp: try WebPDecoder(limits: limits).inspect(bytes)
+        case .avif: try AVIFDecoder(limits: limits).inspect(bytes)
         }
     }
 
@@ -64,6 +65,7 @@ public enum ImageInputs {
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes)
+        case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
         }
         for frame in image.frames {
             precondition(frame.pixels.count == image.width * image.height * 4, "frame size mismatch")

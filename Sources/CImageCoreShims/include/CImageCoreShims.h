@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "imgcache_jpeg.h"
+#include "avif_shims.h"
 
 // Why libcurl is loaded with dlopen: linking it pulls in about 30 shared
 // libraries (GnuTLS, Kerberos, LDAP, ...) whose constructors cost 5 ms at

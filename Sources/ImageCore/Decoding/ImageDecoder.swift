@@ -18,6 +18,7 @@ public struct ImageDecoder: ImageDecoding {
         case .png: try PNGDecoder(limits: limits).inspect(bytes)
         case .gif: try GIFDecoder(limits: limits).inspect(bytes)
         case .webp: try WebPDecoder(limits: limits).inspect(bytes)
+        case .avif: try AVIFDecoder(limits: limits).inspect(bytes)
         }
     }
 
@@ -25,7 +26,7 @@ public struct ImageDecoder: ImageDecoding {
         // The header is read here only when its size or orientation is needed;
         // each format's decoder reads it again anyway.
         let format = try Self.format(of: bytes)
-        let orientable = appliesOrientation && (format == .jpeg || format == .webp)
+        let orientable = appliesOrientation && (format == .jpeg || format == .webp || format == .avif)
         let info = scale != nil || orientable ? try header(bytes, format: format) : nil
         let orientation = orientable ? info?.orientation ?? 1 : 1
         let turned = EXIFOrientation.swapsDimensions(orientation)
@@ -66,6 +67,7 @@ public struct ImageDecoder: ImageDecoding {
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
+        case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
         }
         guard let frame else { return image }
         guard frame < image.frames.count else {

@@ -1,6 +1,6 @@
 internal import CImageCoreShims
 
-/// PNG through libpng's full read API (in the C shim, which keeps libpng's
+/// PNG through libpng's full read API (an animated PNG goes to `APNGDecoder`) (in the C shim, which keeps libpng's
 /// longjmp inside C): every bit depth and colour type, tRNS, interlacing;
 /// 16-bit samples scaled with rounding; no gamma correction, so the pixels
 /// equal `pngtopam -alphapam | pamdepth 255`'s.
@@ -12,7 +12,8 @@ struct PNGDecoder {
     /// libpng never sees a chunk that claims more bytes than the file has.
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
         try PNGChunks.verify(bytes)
-        return try readHeader(bytes)
+        let info = try readHeader(bytes)
+        return try APNGStructure.read(bytes).map { try APNGDecoder(limits: limits).info($0) } ?? info
     }
 
     /// Header facts only (libpng reports damage itself while decoding).
@@ -34,6 +35,7 @@ struct PNGDecoder {
     /// The corresponding C function is `imgcache_png_decode_rgba8` (png_read_image).
     func decode(_ bytes: [UInt8]) throws -> DecodedImage {
         let info = try header(bytes)
+        if let animation = try APNGStructure.read(bytes) { return try APNGDecoder(limits: limits).decode(animation) }
         var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
         var error = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { source in

@@ -11,7 +11,7 @@ public enum ImageEncodeFormat: String, Sendable, CaseIterable {
         switch format {
         case .jpeg: .jpeg
         case .webp: .webp
-        case .png, .gif: .png
+        case .png, .gif, .avif: .png
         }
     }
 }

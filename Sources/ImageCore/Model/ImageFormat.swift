@@ -1,7 +1,7 @@
 /// An image format, as sniffed from the first bytes of a file. The URL's
 /// extension and the Content-Type header are never consulted.
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, gif, webp
+    case jpeg, png, gif, webp, avif
 
     /// The conventional file name extension, used for cache files and `--output-dir`.
     public var fileExtension: String {
@@ -10,6 +10,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .png: "png"
         case .gif: "gif"
         case .webp: "webp"
+        case .avif: "avif"
         }
     }
 
@@ -17,7 +18,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public enum Sniffed: Equatable, Sendable {
         /// One of the supported formats.
         case supported(ImageFormat)
-        /// A recognised image format imgcache cannot decode (TIFF, BMP, AVIF, HEIF).
+        /// A recognised image format imgcache cannot decode (TIFF, BMP, HEIF, JPEG XL).
         case unsupported(String)
         /// Not an image (HTML, text, empty, or unknown bytes).
         case notAnImage(String)
@@ -41,8 +42,12 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         if starts(Array("BM".utf8)) && head.count >= 6 { return .unsupported("BMP") }
         if starts(Array("ftyp".utf8), at: 4) && head.count >= 12 {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
-            if ["avif", "avis"].contains(brand) { return .unsupported("AVIF") }
+            if ["avif", "avis"].contains(brand) { return .supported(.avif) }
             if ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(brand) { return .unsupported("HEIF") }
+        }
+        // JPEG XL: a bare codestream, or the ISO-BMFF container's signature box.
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            return .unsupported("JPEG XL")
         }
         if head.isEmpty { return .notAnImage("empty body") }
         return .notAnImage(describeNonImage(head))

@@ -24,7 +24,7 @@ struct FuzzRegressionTests {
 
     @Test func everyFuzzTargetHasAFixture() {
         let targets = Set(Self.inputs.map { $0.split(separator: "/")[0] })
-        #expect(targets == ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzCacheRecord", "FuzzArguments"])
+        #expect(targets == ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzAPNG", "FuzzCacheRecord", "FuzzArguments"])
     }
 
     @Test(arguments: inputs)
@@ -35,6 +35,8 @@ struct FuzzRegressionTests {
         case "FuzzPNG": ImageInputs.exercise(bytes, as: .png)
         case "FuzzGIF": ImageInputs.exercise(bytes, as: .gif)
         case "FuzzWebP": ImageInputs.exercise(bytes, as: .webp)
+        case "FuzzAVIF": ImageInputs.exercise(bytes, as: .avif)
+        case "FuzzAPNG": ImageInputs.exercise(bytes, as: .png)
         case "FuzzCacheRecord": CacheRecordInputs.exercise(bytes)
         case "FuzzArguments": ArgumentInputs.exercise(bytes)
         default: Issue.record("\(input): no fuzz target of that name")

@@ -1,0 +1,114 @@
+#include "avif_shims.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The soname whose ABI the installed header describes: libavif changes its
+// structs between major versions, so another one must not be loaded.
+#if AVIF_VERSION_MAJOR == 0 && AVIF_VERSION_MINOR == 11
+#define AVIF_SONAME "libavif.so.15"
+#elif AVIF_VERSION_MAJOR == 1
+#define AVIF_SONAME "libavif.so.16"
+#else
+#error "unknown libavif version: add its soname here"
+#endif
+
+/// The libavif functions imgcache uses.
+static struct {
+    const char *(*result_to_string)(avifResult);
+    avifDecoder *(*decoder_create)(void);
+    void (*decoder_destroy)(avifDecoder *);
+    avifResult (*decoder_set_io_memory)(avifDecoder *, const uint8_t *, size_t);
+    avifResult (*decoder_parse)(avifDecoder *);
+    avifResult (*decoder_next_image)(avifDecoder *);
+    void (*rgb_image_set_defaults)(avifRGBImage *, const avifImage *);
+    avifResult (*image_yuv_to_rgb)(const avifImage *, avifRGBImage *);
+    avifImage *(*image_create)(uint32_t, uint32_t, uint32_t, avifPixelFormat);
+    void (*image_destroy)(avifImage *);
+    avifResult (*image_rgb_to_yuv)(avifImage *, const avifRGBImage *);
+    avifEncoder *(*encoder_create)(void);
+    void (*encoder_destroy)(avifEncoder *);
+    avifResult (*encoder_add_image)(avifEncoder *, const avifImage *, uint64_t, avifAddImageFlags);
+    avifResult (*encoder_finish)(avifEncoder *, avifRWData *);
+    void (*rw_data_free)(avifRWData *);
+} api;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int load_status = -1;
+
+#define RESOLVE(field, symbol)                                                   \
+    do {                                                                         \
+        *(void **)(&api.field) = dlsym(library, symbol);                         \
+        if (!api.field) {                                                        \
+            snprintf(load_error, sizeof load_error, AVIF_SONAME " lacks %s", symbol); \
+            return;                                                              \
+        }                                                                        \
+    } while (0)
+
+static void load(void) {
+    void *library = dlopen(AVIF_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(load_error, sizeof load_error, "cannot load libavif (install libavif15): %s", dlerror());
+        return;
+    }
+    RESOLVE(result_to_string, "avifResultToString");
+    RESOLVE(decoder_create, "avifDecoderCreate");
+    RESOLVE(decoder_destroy, "avifDecoderDestroy");
+    RESOLVE(decoder_set_io_memory, "avifDecoderSetIOMemory");
+    RESOLVE(decoder_parse, "avifDecoderParse");
+    RESOLVE(decoder_next_image, "avifDecoderNextImage");
+    RESOLVE(rgb_image_set_defaults, "avifRGBImageSetDefaults");
+    RESOLVE(image_yuv_to_rgb, "avifImageYUVToRGB");
+    RESOLVE(image_create, "avifImageCreate");
+    RESOLVE(image_destroy, "avifImageDestroy");
+    RESOLVE(image_rgb_to_yuv, "avifImageRGBToYUV");
+    RESOLVE(encoder_create, "avifEncoderCreate");
+    RESOLVE(encoder_destroy, "avifEncoderDestroy");
+    RESOLVE(encoder_add_image, "avifEncoderAddImage");
+    RESOLVE(encoder_finish, "avifEncoderFinish");
+    RESOLVE(rw_data_free, "avifRWDataFree");
+    load_status = 0;
+}
+
+int imgcache_avif_load(char *error) {
+    pthread_once(&once, load);
+    if (load_status != 0) {
+        snprintf(error, 256, "%s", load_error);
+    }
+    return load_status;
+}
+
+const char *imgcache_avif_result_to_string(avifResult result) { return api.result_to_string(result); }
+avifDecoder *imgcache_avif_decoder_create(void) { return api.decoder_create(); }
+void imgcache_avif_decoder_destroy(avifDecoder *decoder) { api.decoder_destroy(decoder); }
+avifResult imgcache_avif_decoder_set_io_memory(avifDecoder *decoder, const uint8_t *data, size_t size) {
+    return api.decoder_set_io_memory(decoder, data, size);
+}
+avifResult imgcache_avif_decoder_parse(avifDecoder *decoder) { return api.decoder_parse(decoder); }
+avifResult imgcache_avif_decoder_next_image(avifDecoder *decoder) { return api.decoder_next_image(decoder); }
+void imgcache_avif_rgb_image_set_defaults(avifRGBImage *rgb, const avifImage *image) {
+    api.rgb_image_set_defaults(rgb, image);
+}
+avifResult imgcache_avif_image_yuv_to_rgb(const avifImage *image, avifRGBImage *rgb) {
+    return api.image_yuv_to_rgb(image, rgb);
+}
+avifImage *imgcache_avif_image_create(uint32_t width, uint32_t height, uint32_t depth, avifPixelFormat format) {
+    return api.image_create(width, height, depth, format);
+}
+void imgcache_avif_image_destroy(avifImage *image) { api.image_destroy(image); }
+avifResult imgcache_avif_image_rgb_to_yuv(avifImage *image, const avifRGBImage *rgb) {
+    return api.image_rgb_to_yuv(image, rgb);
+}
+avifEncoder *imgcache_avif_encoder_create(void) { return api.encoder_create(); }
+void imgcache_avif_encoder_destroy(avifEncoder *encoder) { api.encoder_destroy(encoder); }
+avifResult imgcache_avif_encoder_add_image(avifEncoder *encoder, const avifImage *image, uint64_t duration,
+                                           avifAddImageFlags flags) {
+    return api.encoder_add_image(encoder, image, duration, flags);
+}
+avifResult imgcache_avif_encoder_finish(avifEncoder *encoder, avifRWData *output) {
+    return api.encoder_finish(encoder, output);
+}
+void imgcache_avif_rw_data_free(avifRWData *data) { api.rw_data_free(data); }

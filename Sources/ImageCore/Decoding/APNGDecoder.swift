@@ -1,0 +1,72 @@
+internal import CImageCoreShims
+
+/// Animated PNG: our own chunk walk (`APNGStructure`) for the frames, libpng
+/// for each frame's pixels, `APNGCompositor` for the canvas. libpng cannot
+/// read fdAT, so each frame is handed to it as a PNG of its own: the file's
+/// IHDR with the frame's size, PLTE and tRNS, one IDAT holding the frame's
+/// data, IEND. Only frames of the animation are decoded: a default image
+/// that is not one of them is never shown, so it is skipped.
+struct APNGDecoder {
+    let limits: DecodingLimits
+
+    /// Header facts of an animation, its limits checked: canvas × frames,
+    /// before any pixel buffer exists.
+    func info(_ structure: APNGStructure) throws -> ImageInfo {
+        try limits.check(width: structure.width, height: structure.height, frames: structure.frames.count)
+        return ImageInfo(format: .png, width: structure.width, height: structure.height,
+                         frameCount: structure.frames.count, loopCount: structure.plays)
+    }
+
+    /// Every composited frame. The corresponding C function is
+    /// `imgcache_png_decode_rgba8` (png_read_image), once per frame.
+    func decode(_ structure: APNGStructure) throws -> DecodedImage {
+        let info = try info(structure)
+        var compositor = APNGCompositor(width: info.width, height: info.height)
+        var frames: [DecodedImage.Frame] = []
+        frames.reserveCapacity(structure.frames.count)
+        for (number, frame) in structure.frames.enumerated() {
+            let png = Self.synthesize(frame, of: structure)
+            var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
+            var error = [CChar](repeating: 0, count: 256)
+            let status = png.withUnsafeBufferPointer { source in
+                pixels.withUnsafeMutableBufferPointer { target in
+                    imgcache_png_decode_rgba8(source.baseAddress, source.count, target.baseAddress, target.count, &error)
+                }
+            }
+            guard status == 0 else {
+                let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw ImageCoreError(.image, "corrupt APNG: frame \(number): \(message)")
+            }
+            frames.append(DecodedImage.Frame(pixels: compositor.draw(pixels, frame: frame),
+                                             durationMilliseconds: frame.durationMilliseconds))
+        }
+        return DecodedImage(format: .png, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
+    }
+
+    /// A whole PNG holding one frame.
+    static func synthesize(_ frame: APNGStructure.Frame, of structure: APNGStructure) -> [UInt8] {
+        var header = Array(structure.header)
+        header.replaceSubrange(0..<8, with: bigEndian(frame.width) + bigEndian(frame.height))
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png.reserveCapacity(64 + structure.pixelChunks.count + frame.data.count)
+        appendChunk("IHDR", header, to: &png)
+        png += structure.pixelChunks
+        appendChunk("IDAT", frame.data, to: &png)
+        appendChunk("IEND", [], to: &png)
+        return png
+    }
+
+    /// Appends a chunk: length, type, data, CRC.
+    static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
+        let start = png.count + 4
+        png += bigEndian(data.count)
+        png += Array(type.utf8)
+        png += data
+        png += bigEndian(Int(CRC32.checksum(png[start...])))
+    }
+
+    static func bigEndian(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+         UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+}
