@@ -294,6 +294,21 @@ for source in origin webdav redis; do
 	row "| 9 prefetch 1000 ${remote_labels[$source]} | \`imgcache prefetch $flag list\` | $(median_of "${remote_times[$source]}") s | $(ratio "$base" "$m") (origin / this) |"
 done
 
+# ---- 9. (issue 17) AVIF decode against avifdec. ---------------------------------
+# avifdec writes PNG only (or Y4M, which skips the RGB conversion), so it runs
+# with --png-compress 0: what remains over imgcache's --decode ppm is zlib's
+# stored blocks and the CRCs.
+if command -v avifenc >/dev/null && command -v avifdec >/dev/null; then
+	say "9. AVIF"
+	pamscale -width 2000 "$WORK/big.ppm" 2>/dev/null | pnmtopng > "$WORK/avif-source.png" 2>/dev/null
+	avifenc -s 9 -j 2 "$WORK/avif-source.png" "$BIG/big.avif" >/dev/null
+	"$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "$u/big.avif"
+	HF_RUNS=10 hf_rows "9 decode AVIF $(avifdec --info "$BIG/big.avif" 2>/dev/null | sed -n 's/.*Resolution *: //p' | head -1)" \
+		"$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/big.avif" \
+		"avifdec -d 8 --png-compress 0 $BIG/big.avif $WORK/out-avif.png"
+fi
+# ---- end of issue 17's rows. ---------------------------------------------------
+
 # ---- The goals of issue 13, as imgcache's cost divided by the other tool's (below 1: imgcache cheaper).
 goal() {  # row, ratio, goal (≤ this), note
 	local met; met=$(awk -v r="$2" -v g="$3" 'BEGIN { print (r <= g) ? "yes" : "no" }')

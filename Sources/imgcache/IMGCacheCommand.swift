@@ -49,6 +49,14 @@ struct IMGCacheCommand: AsyncParsableCommand {
             LIMITS: 15 s per download (--timeout), 64 MiB per body (--max-bytes), 10 redirects, to http and \
             https only; images up to 100 megapixels per frame and 1000 frames.
 
+            FORMATS: JPEG, PNG and animated PNG (APNG), GIF, WebP (still and animated), AVIF (still and \
+            image sequences, 8/10/12-bit written as 8-bit, irot/imir applied; libavif is loaded only when \
+            an AVIF is met). Sniffed and refused as unsupported (exit 5): TIFF, BMP, HEIC/HEIF, JPEG XL. \
+            --thumbnail, --max-pixels and --encode of an animation keep every frame, its duration and the \
+            loop count unless --frame picks one (--encode jpeg: the first frame); without --encode the \
+            output keeps the original's kind: GIF (one palette per frame), APNG, animated WebP \
+            (WebPAnimEncoder), AVIF (libavif at speed 10, the fastest; sequences loop forever).
+
             EXIT STATUS: 0 ok, 1 other failure or a mix of kinds, 3 network, 4 http, 5 image, 6 failed \
             before, 7 not cached, 8 cache I/O, 64 usage, 130 interrupted. Every error prints one line on \
             stderr: "imgcache: URL: what happened".

@@ -1,28 +1,44 @@
-/// Image encodings `fetch --encode` can write (of the first frame).
+/// Image encodings `fetch --encode` can write, and thumbnails are kept in.
 public enum ImageEncodeFormat: String, Sendable, CaseIterable {
-    case jpeg, png, webp
+    case jpeg, png, webp, gif, avif
 
     /// The file name extension for `--output-dir`.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
-    /// The encoding that best keeps an image first stored as `format`:
-    /// JPEG stays JPEG, WebP stays WebP, PNG and GIF become PNG.
+    /// Whether the format can hold an animation (PNG as APNG).
+    public var isAnimatable: Bool { self != .jpeg }
+
+    /// The encoding that keeps an image first stored as `format`: each
+    /// format stays itself (an APNG stays APNG, an AVIF sequence AVIF).
     public static func matching(_ format: ImageFormat) -> ImageEncodeFormat {
         switch format {
         case .jpeg: .jpeg
+        case .png: .png
+        case .gif: .gif
         case .webp: .webp
-        case .png, .gif, .avif: .png
+        case .avif: .avif
         }
     }
 }
 
-/// Encodes the first frame of `image`. `quality` (1–100) applies to JPEG and
-/// WebP; WebP without a quality is lossless.
-public func encode(_ image: DecodedImage, as format: ImageEncodeFormat, quality: Int?) throws -> [UInt8] {
+/// Encodes `image`: every frame, its duration and the loop count when it is
+/// an animation and `format` can hold one (WebP through `WebPAnimEncoder`,
+/// PNG as APNG, GIF, AVIF as an image sequence); JPEG gets the first frame.
+/// `quality` (1–100) applies to JPEG, WebP and AVIF; WebP without a quality
+/// is lossless. Throws `.image` if the output would break `limits`.
+public func encode(_ image: DecodedImage, as format: ImageEncodeFormat, quality: Int?,
+                   limits: DecodingLimits = .default) throws -> [UInt8] {
+    let animated = image.frames.count > 1 && format.isAnimatable
+    try limits.check(width: image.width, height: image.height, frames: animated ? image.frames.count : 1)
     let pixels = image.frames[0].pixels
     switch format {
     case .jpeg: return try JPEGEncoder.encode(pixels, width: image.width, height: image.height, quality: quality ?? 85)
+    case .png where animated: return try APNGEncoder.encode(image)
     case .png: return try PNGEncoder.encode(pixels, width: image.width, height: image.height)
+    case .webp where animated: return try AnimatedWebPEncoder.encode(image, quality: quality)
     case .webp: return try WebPEncoder.encode(pixels, width: image.width, height: image.height, quality: quality)
+    case .gif: return try GIFEncoder.encode(animated ? image : DecodedImage(format: image.format, width: image.width,
+                                                                            height: image.height, frames: [image.frames[0]]))
+    case .avif: return try AVIFEncoder.encode(image, quality: quality)
     }
 }

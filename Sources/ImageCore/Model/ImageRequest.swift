@@ -36,7 +36,7 @@ public struct ImageRequest: Sendable {
     public enum Encoding: Sendable, Equatable {
         /// This format.
         case format(ImageEncodeFormat)
-        /// JPEG for JPEG, WebP for WebP, PNG for PNG and GIF.
+        /// The original's own kind: JPEG, PNG (APNG), GIF, WebP, AVIF.
         case matchingOriginal
 
         /// The format for an original in `format`.

@@ -24,8 +24,9 @@ extension ImageManager {
         }
         var rendition = try await decoded(response, request)
         guard let image = rendition.response.image else { throw ImageCoreError(.failure, "no pixels to encode") }
-        let quality = request.quality
-        let bytes = try await runInBackground { try encode(image, as: format, quality: quality) }
+        let (quality, limits) = (request.quality, configuration.limits)
+        // An animation stays one: every frame, under the same limits as the input.
+        let bytes = try await runInBackground { try encode(image, as: format, quality: quality, limits: limits) }
         rendition.response.encoded = (bytes, format)
         events.emit("encoded as \(format.rawValue) (\(bytes.count) bytes): \(request.url)")
         if let name = request.variantName, let entry = response.entry, request.storesToDisk {

@@ -7,10 +7,10 @@ extension IMGCacheCommand.Fetch {
     func refuseOptionsWithoutEffect() throws {
         if quality != nil {
             switch encoding {
-            case .format(.png):
-                throw ValidationError("--quality applies to --encode jpeg or webp, not png")
+            case .format(let format) where format == .png || format == .gif:
+                throw ValidationError("--quality applies to --encode jpeg, webp or avif, not \(format.rawValue)")
             case nil:
-                throw ValidationError("--quality needs --encode jpeg|webp, or --thumbnail/--max-pixels without --decode")
+                throw ValidationError("--quality needs --encode jpeg|webp|avif, or --thumbnail/--max-pixels without --decode")
             default: break
             }
         }

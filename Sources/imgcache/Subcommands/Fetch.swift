@@ -28,16 +28,16 @@ extension IMGCacheCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("With --decode, --encode or --thumbnail: only this frame of an animation (0-based).", valueName: "n"))
         var frame: Int?
 
-        @Option(help: ArgumentHelp("Scale down to fit inside WxH (aspect kept, never enlarged); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, WebP, or PNG for PNG and GIF).", valueName: "WxH"))
+        @Option(help: ArgumentHelp("Scale down to fit inside WxH (aspect kept, never enlarged; every frame of an animation); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, PNG or APNG, GIF, WebP, AVIF).", valueName: "WxH"))
         var thumbnail: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Scale down to at most this many pixels (aspect kept), written like --thumbnail.", valueName: "n"))
         var maxPixels: Int?
 
-        @Option(help: ArgumentHelp("Write the image re-encoded: jpeg, png or webp (first frame of an animation).", valueName: "format"))
+        @Option(help: ArgumentHelp("Write the image re-encoded: jpeg, png, webp, gif or avif. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.", valueName: "format"))
         var encode: EncodeFormat?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("With --encode jpeg or webp: quality 1-100 (JPEG default 85; WebP default lossless).", valueName: "q"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("With --encode jpeg, webp or avif: quality 1-100 (JPEG default 85; WebP default lossless; AVIF default 60, libavif speed 10).", valueName: "q"))
         var quality: Int?
 
         @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
@@ -123,14 +123,15 @@ extension IMGCacheCommand.Fetch {
         case .fit(let width, let height): "thumbnail=\(width)x\(height)"
         case .maxPixels(let count): "max-pixels=\(count)"
         }
-        let picked = frame.map { ",frame=\($0)" } ?? ""
+        // "frames=all": animations are kept whole (before, a thumbnail of one was a still).
+        let picked = frame.map { ",frame=\($0)" } ?? ",frames=all"
         return "\(size)\(picked),encode=\(encode?.rawValue ?? "original"),quality=\(quality.map(String.init) ?? "default"),orient=\(noOrient ? 0 : 1)"
     }
 }
 
 /// `--encode`'s values (CLI-side, like `DecodeFormat`).
 enum EncodeFormat: String, CaseIterable, ExpressibleByArgument {
-    case jpeg, png, webp
+    case jpeg, png, webp, gif, avif
 
     var imageFormat: ImageEncodeFormat { ImageEncodeFormat(rawValue: rawValue)! }
 }

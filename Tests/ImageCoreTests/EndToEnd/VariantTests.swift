@@ -35,7 +35,8 @@ import Testing
         let record = try #require(try JSONSerialization.jsonObject(with: Data(stat.stdout)) as? [String: Any])
         let variants = try #require(record["variants"] as? [[String: Any]])
         #expect(Set(variants.compactMap { $0["transform"] as? String }) == [
-            "thumbnail=8x8,encode=original,quality=default,orient=1", "thumbnail=4x4,encode=png,quality=default,orient=1",
+            "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1",
+            "thumbnail=4x4,frames=all,encode=png,quality=default,orient=1",
         ])
         #expect(shardFiles.count == 4)
     }
