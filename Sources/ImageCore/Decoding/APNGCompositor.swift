@@ -17,9 +17,11 @@ struct APNGCompositor {
         canvas = [UInt8](repeating: 0, count: width * height * 4)
     }
 
-    /// Draws one frame's RGBA pixels (its region's size), returns the
-    /// composited canvas, then applies the frame's dispose op.
-    mutating func draw(_ pixels: [UInt8], frame: APNGStructure.Frame) -> [UInt8] {
+    /// Draws one frame's RGBA pixels (its region's size), hands the
+    /// composited canvas to `show` (valid only during the call), then
+    /// applies the frame's dispose op.
+    mutating func draw(_ pixels: [UInt8], frame: APNGStructure.Frame,
+                       show: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         let disposeOp = drawn == 0 && frame.disposeOp == 2 ? 1 : frame.disposeOp
         drawn += 1
         let saved = disposeOp == 2 ? region(of: frame) : nil
@@ -39,13 +41,12 @@ struct APNGCompositor {
                 }
             }
         }
-        let shown = canvas
+        try canvas.withUnsafeBufferPointer { try show($0) }
         if disposeOp == 1 {
             clear(frame)
         } else if let saved {
             restore(saved, frame)
         }
-        return shown
     }
 
     /// `foreground` OVER `background`, unpremultiplied: ffmpeg's

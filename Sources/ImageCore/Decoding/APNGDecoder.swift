@@ -17,13 +17,23 @@ struct APNGDecoder {
                          frameCount: structure.frames.count, loopCount: structure.plays)
     }
 
-    /// Every composited frame. The corresponding C function is
-    /// `imgcache_png_decode_rgba8` (png_read_image), once per frame.
+    /// Every composited frame, kept.
     func decode(_ structure: APNGStructure) throws -> DecodedImage {
+        var frames: [DecodedImage.Frame] = []
+        let info = try decode(structure) { canvas, duration in
+            frames.append(DecodedImage.Frame(pixels: Array(canvas), durationMilliseconds: duration))
+        }
+        return DecodedImage(format: .png, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
+    }
+
+    /// Hands each composited frame to `eachFrame` as it is made (the canvas,
+    /// valid only during the call, and its duration): one canvas and one
+    /// frame's pixels in memory, whatever the frame count. The corresponding
+    /// C function is `imgcache_png_decode_rgba8` (png_read_image), once per frame.
+    func decode(_ structure: APNGStructure,
+                eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void) throws -> ImageInfo {
         let info = try info(structure)
         var compositor = APNGCompositor(width: info.width, height: info.height)
-        var frames: [DecodedImage.Frame] = []
-        frames.reserveCapacity(structure.frames.count)
         for (number, frame) in structure.frames.enumerated() {
             let png = Self.synthesize(frame, of: structure)
             var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
@@ -37,10 +47,9 @@ struct APNGDecoder {
                 let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 throw ImageCoreError(.image, "corrupt APNG: frame \(number): \(message)")
             }
-            frames.append(DecodedImage.Frame(pixels: compositor.draw(pixels, frame: frame),
-                                             durationMilliseconds: frame.durationMilliseconds))
+            try compositor.draw(pixels, frame: frame) { try eachFrame($0, frame.durationMilliseconds) }
         }
-        return DecodedImage(format: .png, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
+        return info
     }
 
     /// A whole PNG holding one frame.

@@ -19,14 +19,25 @@ struct AVIFDecoder {
     }
 
     /// Every frame, as stored (the caller turns it upright per `inspect`'s
-    /// orientation). The corresponding C functions are `avifDecoderNextImage`
-    /// and `avifImageYUVToRGB`.
+    /// orientation), kept.
     func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        var frames: [DecodedImage.Frame] = []
+        let info = try decode(bytes) { pixels, duration in
+            frames.append(DecodedImage.Frame(pixels: Array(pixels), durationMilliseconds: duration))
+        }
+        return DecodedImage(format: .avif, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
+    }
+
+    /// Hands each frame to `eachFrame` as it is decoded (RGBA, valid only
+    /// during the call, and its duration; 0 for a still): one RGBA buffer,
+    /// whatever the frame count. The corresponding C functions are
+    /// `avifDecoderNextImage` and `avifImageYUVToRGB`.
+    func decode(_ bytes: [UInt8], eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void) throws -> ImageInfo {
         try bytes.withUnsafeBufferPointer { buffer in
             let handle = try AVIFDecoderHandle(buffer, limits: limits)
             let info = handle.info
             let decoder = handle.decoder
-            var frames: [DecodedImage.Frame] = []
+            var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
             for index in 0..<info.frameCount {
                 let result = imgcache_avif_decoder_next_image(decoder)
                 guard result == AVIF_RESULT_OK, let image = decoder.pointee.image else {
@@ -40,7 +51,6 @@ struct AVIFDecoder {
                 // Without alpha, converted to RGB as avifdec does (libavif's
                 // RGB and RGBA paths round differently), then widened in place.
                 let opaque = image.pointee.alphaPlane == nil
-                var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
                 let converted = pixels.withUnsafeMutableBufferPointer { target in
                     var rgb = avifRGBImage()
                     imgcache_avif_rgb_image_set_defaults(&rgb, image)
@@ -54,10 +64,9 @@ struct AVIFDecoder {
                 }
                 guard converted == AVIF_RESULT_OK else { throw AVIFDecoderHandle.failure("frame \(index) does not convert to RGB", converted) }
                 let duration = info.frameCount > 1 ? Int((decoder.pointee.imageTiming.duration * 1000).rounded()) : 0
-                frames.append(DecodedImage.Frame(pixels: pixels, durationMilliseconds: duration))
+                try pixels.withUnsafeBufferPointer { try eachFrame($0, duration) }
             }
-            return DecodedImage(format: .avif, width: info.width, height: info.height, frames: frames,
-                                loopCount: info.loopCount)
+            return info
         }
     }
 }
