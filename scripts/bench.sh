@@ -294,16 +294,16 @@ for source in origin webdav redis; do
 	row "| 9 prefetch 1000 ${remote_labels[$source]} | \`imgcache prefetch $flag list\` | $(median_of "${remote_times[$source]}") s | $(ratio "$base" "$m") (origin / this) |"
 done
 
-# ---- 10. (issue 17) AVIF decode against avifdec, animated thumbnails. ---------------------------------
+# ---- 11. (issue 17) AVIF decode against avifdec, animated thumbnails. ---------------------------------
 # avifdec writes PNG only (or Y4M, which skips the RGB conversion), so it runs
 # with --png-compress 0: what remains over imgcache's --decode ppm is zlib's
 # stored blocks and the CRCs.
 if command -v avifenc >/dev/null && command -v avifdec >/dev/null; then
-	say "10. AVIF, animated thumbnails"
+	say "11. AVIF, animated thumbnails"
 	pamscale -width 2000 "$WORK/big.ppm" 2>/dev/null | pnmtopng > "$WORK/avif-source.png" 2>/dev/null
 	avifenc -s 9 -j 2 "$WORK/avif-source.png" "$BIG/big.avif" >/dev/null
 	"$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "$u/big.avif"
-	HF_RUNS=10 hf_rows "10 decode AVIF $(avifdec --info "$BIG/big.avif" 2>/dev/null | sed -n 's/.*Resolution *: //p' | head -1)" \
+	HF_RUNS=10 hf_rows "11 decode AVIF $(avifdec --info "$BIG/big.avif" 2>/dev/null | sed -n 's/.*Resolution *: //p' | head -1)" \
 		"$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/big.avif" \
 		"avifdec -d 8 --png-compress 0 $BIG/big.avif $WORK/out-avif.png"
 fi
@@ -315,7 +315,7 @@ ANIM=$BIG/anim.gif
 anim_thumbs=("$IMGCACHE fetch --cache-dir $WORK/c5 --offline --no-store --thumbnail 64x64 -o $WORK/thumb-anim.gif $u/${ANIM##*/}")
 command -v convert >/dev/null && anim_thumbs+=("convert $ANIM -coalesce -resize 64x64 $WORK/thumb-anim-im.gif")
 command -v gifsicle >/dev/null && anim_thumbs+=("gifsicle --resize-fit 64x64 $ANIM -o $WORK/thumb-anim-gs.gif")
-HF_RUNS=20 hf_rows "10 animated GIF thumbnail → 64 px ($(gifsicle --info "$ANIM" 2>/dev/null | sed -n 's/.* \([0-9]*\) images.*/\1/p' | head -1) frames)" "${anim_thumbs[@]}"
+HF_RUNS=20 hf_rows "11 animated GIF thumbnail → 64 px ($(gifsicle --info "$ANIM" 2>/dev/null | sed -n 's/.* \([0-9]*\) images.*/\1/p' | head -1) frames)" "${anim_thumbs[@]}"
 # ---- end of issue 17's rows. ---------------------------------------------------
 
 # ---- The goals of issue 13, as imgcache's cost divided by the other tool's (below 1: imgcache cheaper).

@@ -26,6 +26,16 @@ struct APNGDecoder {
         return DecodedImage(format: .png, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
     }
 
+    /// Hands each composited frame to `sink` as it is made: one canvas in
+    /// memory, whatever the frame count.
+    func decode(_ structure: APNGStructure, into sink: inout some FrameSink) throws {
+        try sink.begin(width: structure.width, height: structure.height)
+        let info = try decode(structure) { canvas, duration in
+            try sink.write(frame: UnsafeRawBufferPointer(canvas), durationMilliseconds: duration)
+        }
+        try sink.finish(loopCount: info.loopCount)
+    }
+
     /// Hands each composited frame to `eachFrame` as it is made (the canvas,
     /// valid only during the call, and its duration): one canvas and one
     /// frame's pixels in memory, whatever the frame count. The corresponding

@@ -28,14 +28,26 @@ struct AVIFDecoder {
         return DecodedImage(format: .avif, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
     }
 
+    /// Hands each frame to `sink` as it is decoded, as stored: one RGBA
+    /// buffer in memory, whatever the frame count.
+    func decode(_ bytes: [UInt8], into sink: inout some FrameSink) throws {
+        let info = try decode(bytes, header: { try sink.begin(width: $0.width, height: $0.height) }) { pixels, duration in
+            try sink.write(frame: UnsafeRawBufferPointer(pixels), durationMilliseconds: duration)
+        }
+        try sink.finish(loopCount: info.loopCount)
+    }
+
     /// Hands each frame to `eachFrame` as it is decoded (RGBA, valid only
     /// during the call, and its duration; 0 for a still): one RGBA buffer,
     /// whatever the frame count. The corresponding C functions are
     /// `avifDecoderNextImage` and `avifImageYUVToRGB`.
-    func decode(_ bytes: [UInt8], eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void) throws -> ImageInfo {
+    /// `header` is called once, with the container's facts, before the first frame.
+    func decode(_ bytes: [UInt8], header: (ImageInfo) throws -> Void = { _ in },
+                eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void) throws -> ImageInfo {
         try bytes.withUnsafeBufferPointer { buffer in
             let handle = try AVIFDecoderHandle(buffer, limits: limits)
             let info = handle.info
+            try header(info)
             let decoder = handle.decoder
             var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
             for index in 0..<info.frameCount {

@@ -21,10 +21,10 @@ extension ImageDecoder {
     /// Decodes every frame at full size into `sink` (`channels` 3: RGB, 4:
     /// RGBA). A still image with nothing to turn is streamed as it decodes,
     /// with no full-frame buffer: JPEG scanline by scanline, a PNG (not
-    /// interlaced) row by row, a WebP by libwebp's incremental decoder. A GIF
-    /// or animated WebP is composited frame by frame, each frame written
-    /// before the next is read. Anything else (an interlaced PNG, a JPEG or
-    /// WebP to turn upright) is decoded whole first.
+    /// interlaced) row by row, a WebP by libwebp's incremental decoder. A GIF,
+    /// APNG, animated WebP or AVIF is decoded frame by frame, each frame
+    /// written before the next is read. Anything else (an interlaced PNG, a
+    /// JPEG, WebP or AVIF to turn upright) is decoded whole first.
     public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
         switch ImageFormat.sniff(bytes) {
         case .supported(.jpeg):
@@ -33,7 +33,19 @@ extension ImageDecoder {
                 return try decoder.stream(bytes, channels: channels, to: &sink)
             }
         case .supported(.png):
+            if let animation = try APNGStructure.read(bytes) {
+                // Frame by frame, like a GIF: one canvas, whatever the frame count.
+                var frames = FramesAsRows(sink, channels: channels)
+                defer { sink = frames.rows }
+                return try APNGDecoder(limits: limits).decode(animation, into: &frames)
+            }
             if try PNGDecoder(limits: limits).stream(bytes, channels: channels, to: &sink) { return }
+        case .supported(.avif):
+            let decoder = AVIFDecoder(limits: limits)
+            if appliesOrientation, try decoder.inspect(bytes).orientation != 1 { break }
+            var frames = FramesAsRows(sink, channels: channels)
+            defer { sink = frames.rows }
+            return try decoder.decode(bytes, into: &frames)
         case .supported(.gif):
             // Frame by frame: one canvas, whatever the frame count.
             var frames = FramesAsRows(sink, channels: channels)
