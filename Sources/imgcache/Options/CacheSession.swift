@@ -33,8 +33,7 @@ enum CacheSession {
                                     cookieJar: String?, concurrency: Int, maxPerHost: Int, order: Downloader.Order,
                                     memoryLimit: Int?, appliesOrientation: Bool,
                                     limits: DecodingLimits) throws -> ImageManager {
-        var configuration = ImageManager.Configuration(directory: directory)
-        configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+        var configuration = try ImageManager.Configuration.reading(directory)
         configuration.cache.remoteStorage = global.remote.resolved(configured: configuration.cache.remoteStorage)
         if let memoryLimit { configuration.cache.memoryLimit = memoryLimit }
         configuration.keyPolicy = keyPolicy
@@ -45,6 +44,6 @@ enum CacheSession {
         configuration.events = global.events
         configuration.limits = limits
         configuration.allowsReadOnlyCache = readOnly
-        return try ImageManager(configuration: configuration, decoder: ImageDecoder(limits: configuration.limits, appliesOrientation: appliesOrientation))
+        return try ImageManager(configuration: configuration, appliesOrientation: appliesOrientation)
     }
 }

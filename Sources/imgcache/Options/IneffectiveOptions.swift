@@ -6,7 +6,7 @@ import ArgumentParser
 extension IMGCacheCommand.Fetch {
     func refuseOptionsWithoutEffect() throws {
         if quality != nil {
-            switch encoding {
+            switch rendition.encoding {
             case .format(let format) where format == .png || format == .gif:
                 throw ValidationError("--quality applies to --encode jpeg, webp or avif, not \(format.rawValue)")
             case nil:

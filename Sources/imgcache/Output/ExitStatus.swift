@@ -31,11 +31,18 @@ enum ExitStatus {
     }
 }
 
-/// Turns any error into an `ImageCoreError` for reporting.
-func coreError(_ error: any Error) -> ImageCoreError {
-    if let error = error as? ImageCoreError { return error }
-    if error is CancellationError { return ImageCoreError(.interrupted, "interrupted") }
-    return ImageCoreError(.failure, "\(error)")
+/// Runs a maintenance command's `body`; a failure is one line,
+/// "imgcache: DIRECTORY: cause", and ends the command with its kind's status.
+func reportingFailures(in directory: CacheDirectory, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let failure = ImageCoreError(reporting: error)
+        StandardStreams.printError("imgcache: \(directory.root): \(failure.message)")
+        try ExitStatus.exit(ExitStatus.code(for: failure.kind))
+    }
 }
 
 /// "1 entry", "2 entries": a count with the noun in agreement.

@@ -1,7 +1,7 @@
 import ImageCore
 
-/// Runs `fetch` for every URL concurrently and writes each result in input
-/// order: bytes, pixels, metadata or a path, to stdout or files.
+/// Has the library fetch every URL of `fetch` and writes each result in
+/// input order: bytes, pixels, metadata or a path, to stdout or files.
 struct FetchOutput {
     let command: IMGCacheCommand.Fetch
     let manager: ImageManager
@@ -12,56 +12,37 @@ struct FetchOutput {
         var failures: [ImageCoreError.Kind] = []
         let transfers = TransferProgress(count: command.urls.count, bar: progress)
         defer { progress?.finish() }
-        await withTaskGroup(of: (Int, Result<ImageResponse, ImageCoreError>, Double).self) { group in
-            for (index, url) in command.urls.enumerated() {
-                var request = command.download.request(for: url)
-                request.decodesPixels = command.needsPixels && !streamsPixels
-                request.frame = command.frame
-                request.scale = command.scaleTarget
-                request.encoding = command.encoding
-                request.quality = command.quality
-                request.variantName = command.variantName
-                if progress != nil {
-                    request.download.onProgress = { received, expected in
-                        transfers.update(index, received: received, expected: expected)
-                    }
-                }
-                group.addTask {
-                    let (outcome, duration) = await timedLoad(manager, request)
-                    return (index, outcome, duration)
+        let requests = command.urls.enumerated().map { index, url in
+            var request = command.download.request(for: url)
+            request.render(command.rendition)
+            // Streamed pixels are decoded by the writer, not kept in the response.
+            if streamsPixels { request.decodesPixels = false }
+            if progress != nil {
+                request.download.onProgress = { received, expected in
+                    transfers.update(index, received: received, expected: expected)
                 }
             }
-            // Results arrive in completion order; hold them until every
-            // earlier URL has been written.
-            var pending: [Int: (Result<ImageResponse, ImageCoreError>, Double)] = [:]
-            var next = 0
-            for await (index, outcome, duration) in group {
-                pending[index] = (outcome, duration)
-                transfers.finish(index)
-                while let (outcome, duration) = pending.removeValue(forKey: next) {
-                    if let failure = emit(index: next, outcome: outcome, durationMs: duration) {
-                        failures.append(failure)
-                    }
-                    next += 1
-                }
-            }
+            return request
+        }
+        await manager.loadInOrder(requests, completed: transfers.finish) { index, result in
+            if let failure = emit(index: index, result: result) { failures.append(failure) }
         }
         return failures
     }
 
     /// Writes one result; returns the failure kind if it failed.
-    private func emit(index: Int, outcome: Result<ImageResponse, ImageCoreError>, durationMs: Double) -> ImageCoreError.Kind? {
+    private func emit(index: Int, result: ImageLoadResult) -> ImageCoreError.Kind? {
         let url = command.urls[index]
-        var outcome = outcome
+        var outcome = result.outcome
         if case .success(let response) = outcome, !command.global.json {
             do {
                 try write(response, index: index)
             } catch {
-                outcome = .failure(coreError(error))
+                outcome = .failure(ImageCoreError(reporting: error))
             }
         }
         if command.global.json {
-            let record = JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome, durationMs: durationMs)
+            let record = JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome, durationMs: result.durationMs)
             StandardStreams.print(record.text, above: progress)
         }
         if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason {
@@ -109,7 +90,7 @@ struct FetchOutput {
     /// output, row by row, with no decoded image kept: full size, every frame.
     private var streamsPixels: Bool {
         guard let decode = command.decode, decode != .png, !command.global.json else { return false }
-        return command.scaleTarget == nil && command.encoding == nil && command.frame == nil
+        return command.scaleTarget == nil && command.rendition.encoding == nil && command.frame == nil
     }
 
     /// Decodes `response` into the output as it goes (see `streamsPixels`);

@@ -23,14 +23,15 @@ final class ProgressBar: Sendable {
     }
 
     private struct Drawing {
-        var lastDraw = 0.0
+        /// Seconds since `start`; minus infinity so the next update draws.
+        var lastDraw = -Double.infinity
         var lastWidth = 0
         var visible = false
         var latest: State?
     }
 
     private let drawing = Mutex(Drawing())
-    private let start = WallClock.monotonic()
+    private let start = ContinuousClock.now
     private let dumbTerminal: Bool
 
     init(environment: [String: String]) {
@@ -41,7 +42,7 @@ final class ProgressBar: Sendable {
     func update(_ state: State) {
         drawing.withLock { drawing in
             drawing.latest = state
-            let now = WallClock.monotonic()
+            let now = secondsSinceStart()
             guard now - drawing.lastDraw >= 0.1 else { return }
             drawing.lastDraw = now
             draw(state, &drawing)
@@ -71,8 +72,13 @@ final class ProgressBar: Sendable {
         }
     }
 
+    private func secondsSinceStart() -> Double {
+        let elapsed = start.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
     private func draw(_ state: State, _ drawing: inout Drawing) {
-        let elapsed = max(WallClock.monotonic() - start, 0.001)
+        let elapsed = max(secondsSinceStart(), 0.001)
         // Each part with the order in which it is dropped when the terminal
         // is too narrow (0 = kept longest): bar, counts and ETA matter most.
         var parts: [(text: String, dropOrder: Int)] = []
@@ -115,7 +121,7 @@ final class ProgressBar: Sendable {
         let erase = dumbTerminal ? "\r" + String(repeating: " ", count: drawing.lastWidth) + "\r" : "\r\u{1B}[K"
         StandardStreams.writeError(erase)
         drawing.visible = false
-        drawing.lastDraw = 0
+        drawing.lastDraw = -.infinity
     }
 
     private static func clock(_ seconds: Double) -> String {

@@ -47,7 +47,8 @@ enum StatReport {
         printTable(rows)
     }
 
-    static func printEntry(url: String, key: CacheKey, entry: CacheEntry?, failure: FailedURLRegistry.Record?, json: Bool) {
+    static func printEntry(url: String, _ status: CacheAdministration.EntryStatus, json: Bool) {
+        let (key, entry, failure) = (status.key, status.entry, status.failure)
         if json {
             var record = JSONRecord()
             record.add("url", url)

@@ -29,28 +29,15 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let directory = global.resolvedCacheDirectory
-            do {
-                try directory.prepare()
-                let configuration = try CacheConfiguration.load(fromCacheDirectory: directory.root)
-                let cleaner = CacheCleaner(directory: directory, events: global.events)
-                let report = try cleaner.clean(maxAge: maxAge.flatMap(Quantities.parseDuration) ?? configuration.maxAge,
-                                               maxSize: maxSize.flatMap(Quantities.parseSize) ?? configuration.maxSize,
-                                               dryRun: dryRun, waitForLock: false)
-                if report.skippedBecauseBusy {
+            let cache = CacheAdministration(directory: global.resolvedCacheDirectory)
+            try await reportingFailures(in: cache.directory) {
+                let report = try cache.clean(maxAge: maxAge.flatMap(Quantities.parseDuration), maxSize: maxSize.flatMap(Quantities.parseSize),
+                                             dryRun: dryRun, events: global.events)
+                guard !report.skippedBecauseBusy else {
                     if !global.quiet { StandardStreams.printError("imgcache: another clean is running; nothing done") }
                     return
                 }
-                if !dryRun {
-                    let statistics = Statistics()
-                    statistics.add(.evictions, report.expiredEntries + report.evictedEntries)
-                    try? statistics.flush(to: directory)
-                }
                 print(report)
-            } catch {
-                let failure = coreError(error)
-                StandardStreams.printError("imgcache: \(directory.root): \(failure.message)")
-                try ExitStatus.exit(ExitStatus.code(for: failure.kind))
             }
         }
 

@@ -79,20 +79,12 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            if let outputDir {
-                do {
-                    try OutputFile.makeDirectory(outputDir)
-                } catch {
-                    StandardStreams.printError("imgcache: \(coreError(error).message)")
-                    throw ExitCode(1)
-                }
-            }
+            try makeOutputDirectory()
             let manager = try CacheSession.open(global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
                                                 maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
                                                 limits: download.limits)
             SignalTrap.install { manager.cancelAll() }
-            let writer = FetchOutput(command: self, manager: manager, progress: global.progressBar())
-            let failures = await writer.fetchAll()
+            let failures = await FetchOutput(command: self, manager: manager, progress: global.progressBar()).fetchAll()
             try? await manager.finish()
             try ExitStatus.exit(ExitStatus.code(for: failures))
         }
@@ -106,26 +98,30 @@ extension IMGCacheCommand.Fetch {
     }
 
     /// Whether the output needs decoded pixels.
-    var needsPixels: Bool { decode != nil || encode != nil || scaleTarget != nil }
+    var needsPixels: Bool { rendition.needsPixels }
 
-    /// The re-encoding asked for: --encode, or, for a scaled image without
-    /// --decode, the original's kind.
-    var encoding: ImageRequest.Encoding? {
-        if let encode { return .format(encode.imageFormat) }
-        return scaleTarget != nil && decode == nil ? .matchingOriginal : nil
+    /// What the options ask to be made of each image. The re-encoding is
+    /// --encode, or, for a scaled image without --decode, the original's kind.
+    var rendition: ImageRendition {
+        var rendition = ImageRendition()
+        rendition.decodesPixels = decode != nil
+        rendition.frame = frame
+        rendition.scale = scaleTarget
+        rendition.encoding = encode.map { .format($0.imageFormat) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
+        rendition.quality = quality
+        rendition.appliesOrientation = !noOrient
+        return rendition
     }
 
-    /// The name a thumbnail is kept under beside its original: every setting
-    /// that shapes its bytes. Full-size re-encodings are not kept.
-    var variantName: String? {
-        guard let scaleTarget, encoding != nil else { return nil }
-        let size = switch scaleTarget {
-        case .fit(let width, let height): "thumbnail=\(width)x\(height)"
-        case .maxPixels(let count): "max-pixels=\(count)"
+    /// Creates --output-dir if needed; a failure ends the command (exit 1).
+    private func makeOutputDirectory() throws {
+        guard let outputDir else { return }
+        do {
+            try OutputFile.makeDirectory(outputDir)
+        } catch {
+            StandardStreams.printError("imgcache: \(ImageCoreError(reporting: error).message)")
+            throw ExitCode(1)
         }
-        // "frames=all": animations are kept whole (before, a thumbnail of one was a still).
-        let picked = frame.map { ",frame=\($0)" } ?? ",frames=all"
-        return "\(size)\(picked),encode=\(encode?.rawValue ?? "original"),quality=\(quality.map(String.init) ?? "default"),orient=\(noOrient ? 0 : 1)"
     }
 }
 

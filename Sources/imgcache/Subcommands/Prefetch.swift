@@ -32,19 +32,7 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let fd: Int32
-            if let file {
-                fd = open(file, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    StandardStreams.printError("imgcache: \(file): \(String(cString: strerror(errno)))")
-                    throw ExitCode(1)
-                }
-            } else if StandardStreams.isTerminal(0) {
-                StandardStreams.printError(Self.helpMessage())
-                throw ExitCode(64)
-            } else {
-                fd = 0
-            }
+            let fd = try openInput()
             let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
                                                 concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
                                                 memoryLimit: 0, limits: download.limits)
@@ -57,6 +45,24 @@ extension IMGCacheCommand {
             try? await manager.finish()
             if !global.quiet { StandardStreams.printError(tally.summary) }
             try ExitStatus.exit(ExitStatus.code(for: tally.failureKinds))
+        }
+
+        /// The URL list: the file named, or stdin unless it is a terminal
+        /// (then the help, exit 64). A file that cannot be opened is exit 1.
+        private func openInput() throws -> Int32 {
+            guard let file else {
+                guard !StandardStreams.isTerminal(0) else {
+                    StandardStreams.printError(Self.helpMessage())
+                    throw ExitCode(64)
+                }
+                return 0
+            }
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                StandardStreams.printError("imgcache: \(file): \(String(cString: strerror(errno)))")
+                throw ExitCode(1)
+            }
+            return fd
         }
     }
 }

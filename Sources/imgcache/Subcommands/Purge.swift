@@ -39,49 +39,40 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let directory = global.resolvedCacheDirectory
-            do {
-                try directory.prepare()
-                let purger = CachePurger(directory: directory)
-                if urls.isEmpty {
-                    try all ? purger.purgeEverything() : purger.purgeFailedList()
-                    if global.json {
-                        var record = JSONRecord()
-                        record.add("cache_dir", directory.root)
-                        record.add("purged", all ? "all" : "failed")
-                        StandardStreams.print(record.text)
-                    } else if !global.quiet {
-                        StandardStreams.printError("imgcache: \(all ? "cache emptied" : "failed-URL list forgotten"): \(directory.root)")
-                    }
-                    return
+            let cache = CacheAdministration(directory: global.resolvedCacheDirectory, keyPolicy: key.policy)
+            try await reportingFailures(in: cache.directory) {
+                guard !urls.isEmpty else {
+                    try all ? cache.purgeEverything() : cache.purgeFailedList()
+                    return printPurged(cache.directory)
                 }
-                let policy = key.policy
-                let disk = DiskCache(directory: directory, statistics: Statistics())
-                let registry = FailedURLRegistry(directory: directory, timeToLive: 0)
-                for url in urls {
-                    let key = policy.key(for: url)
-                    let removedEntry = failed ? false : try disk.remove(key)
-                    let removedFailure = try registry.remove(key)
-                    let removed = removedEntry || removedFailure
-                    if global.json {
-                        var record = JSONRecord()
-                        record.add("url", url)
-                        record.add("key", key.hash)
-                        record.add("removed", removed)
-                        record.add("entry_removed", removedEntry)
-                        record.add("failed_record_removed", removedFailure)
-                        StandardStreams.print(record.text)
-                    } else if !global.quiet {
-                        StandardStreams.print(removed ? "removed \(url)" : failed ? "not on the failed list: \(url)" : "not cached: \(url)")
-                    }
-                }
-                if remote { try await RemotePurge.run(urls, global: global, keyPolicy: policy) }
-            } catch let exit as ExitCode {
-                throw exit
-            } catch {
-                let failure = coreError(error)
-                StandardStreams.printError("imgcache: \(directory.root): \(failure.message)")
-                try ExitStatus.exit(ExitStatus.code(for: failure.kind))
+                try cache.purge(urls, failedRecordOnly: failed, removed: printRemoved)
+                if remote { try await RemotePurge.run(urls, global: global, keyPolicy: key.policy) }
+            }
+        }
+
+        private func printPurged(_ directory: CacheDirectory) {
+            if global.json {
+                var record = JSONRecord()
+                record.add("cache_dir", directory.root)
+                record.add("purged", all ? "all" : "failed")
+                StandardStreams.print(record.text)
+            } else if !global.quiet {
+                StandardStreams.printError("imgcache: \(all ? "cache emptied" : "failed-URL list forgotten"): \(directory.root)")
+            }
+        }
+
+        private func printRemoved(_ url: String, _ outcome: CacheAdministration.PurgeOutcome) {
+            if global.json {
+                var record = JSONRecord()
+                record.add("url", url)
+                record.add("key", outcome.key.hash)
+                record.add("removed", outcome.removedAnything)
+                record.add("entry_removed", outcome.entryRemoved)
+                record.add("failed_record_removed", outcome.failedRecordRemoved)
+                StandardStreams.print(record.text)
+            } else if !global.quiet {
+                let removed = outcome.removedAnything
+                StandardStreams.print(removed ? "removed \(url)" : failed ? "not on the failed list: \(url)" : "not cached: \(url)")
             }
         }
     }

@@ -23,24 +23,18 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let directory = global.resolvedCacheDirectory
-            var configuration = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+            let cache = CacheAdministration(directory: global.resolvedCacheDirectory, keyPolicy: key.policy)
+            var configuration = try cache.configuration()
             configuration.remoteStorage = global.remote.resolved(configured: configuration.remoteStorage)
             if urls.isEmpty {
-                StatReport.printSummary(CacheSummary.read(directory), directory: directory, configuration: configuration,
-                                        json: global.json)
+                StatReport.printSummary(cache.summary(), directory: cache.directory, configuration: configuration, json: global.json)
                 return
             }
-            let policy = key.policy
-            let registry = FailedURLRegistry(directory: directory, timeToLive: configuration.failedTTL)
             var missing = 0
             for url in urls {
-                let key = policy.key(for: url)
-                let lookup = DiskCache.peek(directory: directory, key: key)
-                if lookup == nil { missing += 1 }
-                if !global.quiet || global.json {
-                    StatReport.printEntry(url: url, key: key, entry: lookup, failure: registry.record(for: key), json: global.json)
-                }
+                let status = cache.entry(for: url, configuration: configuration)
+                if status.entry == nil { missing += 1 }
+                if !global.quiet || global.json { StatReport.printEntry(url: url, status, json: global.json) }
             }
             try ExitStatus.exit(missing == 0 ? 0 : ExitStatus.code(for: .notCached))
         }

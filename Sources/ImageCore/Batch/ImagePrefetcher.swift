@@ -1,0 +1,112 @@
+/// Warms the cache with a stream of URLs (SDWebImagePrefetcher's job): a
+/// bounded number of loads in flight, so memory stays flat however long the
+/// list is, and a tally of the outcomes. The order downloads start in (FIFO
+/// or LIFO) is the manager's `Configuration.order`.
+public struct ImagePrefetcher: Sendable {
+    /// Counts of a prefetch run.
+    public struct Tally: Sendable {
+        /// URLs read so far.
+        public var total = 0
+        /// Different URLs among `total` (a duplicate is served by the first's download).
+        public var distinct = 0
+        public var downloaded = 0
+        /// Served from memory, disk or a remote storage.
+        public var cached = 0
+        public var revalidated = 0
+        public var failed = 0
+        /// On the failed-URL list, so not requested.
+        public var skipped = 0
+        /// Loads cut short by cancellation: not failures of their URLs.
+        public var interrupted = 0
+        /// Bytes downloaded.
+        public var bytes = 0
+        /// The kind of every failure, for the exit status.
+        public var failureKinds: [ImageCoreError.Kind] = []
+        /// Whether all input has been read, so `total` is final.
+        public var inputEnded = false
+
+        /// URLs finished, whatever the outcome.
+        public var done: Int { downloaded + cached + revalidated + failed + skipped + interrupted }
+
+        mutating func count(_ outcome: Result<ImageResponse, ImageCoreError>) {
+            switch outcome {
+            case .success(let response):
+                switch response.source {
+                case .downloaded:
+                    downloaded += 1
+                    bytes += response.bytes.count
+                case .revalidated: revalidated += 1
+                case .memory, .disk, .remote: cached += 1
+                }
+            case .failure(let error):
+                failureKinds.append(error.kind)
+                switch error.kind {
+                case .interrupted: interrupted += 1
+                case .failedBefore: skipped += 1
+                default: failed += 1
+                }
+            }
+        }
+    }
+
+    private let manager: ImageManager
+    private let window: Int
+
+    /// A prefetcher feeding `manager` at most `window` loads at once (a few
+    /// per download slot keeps the downloader's queue full while cache hits
+    /// are answered).
+    public init(manager: ImageManager, window: Int) {
+        self.manager = manager
+        self.window = max(window, 1)
+    }
+
+    /// Loads every URL of `lines` (blank lines and lines starting with `#`
+    /// skipped; white space around a URL ignored) with `makeRequest`'s
+    /// options, until the input ends or `shouldStop` says so. `progressed`
+    /// hears the tally after each URL is queued; `finished` hears each result
+    /// with the tally that counts it, in completion order.
+    public func prefetch<Lines: AsyncSequence>(
+        _ lines: Lines, makeRequest: @escaping @Sendable (String) -> ImageRequest, shouldStop: () -> Bool = { false },
+        progressed: (Tally) -> Void = { _ in }, finished: (ImageLoadResult, Tally) -> Void
+    ) async -> Tally where Lines.Element: StringProtocol {
+        var tally = Tally()
+        let manager = manager
+        await withTaskGroup(of: ImageLoadResult.self) { group in
+            var inFlight = 0
+            // Hashes only, to count distinct URLs: 8 bytes per URL, not the URLs themselves.
+            var seen = Set<Int>()
+            var iterator = lines.makeAsyncIterator()
+            while let line = try? await iterator.next() {
+                if shouldStop() { break }
+                let url = String(line.trimmingWhiteSpace())
+                if url.isEmpty || url.hasPrefix("#") { continue }
+                tally.total += 1
+                if seen.insert(url.hashValue).inserted { tally.distinct += 1 }
+                if inFlight >= window, let result = await group.next() {
+                    inFlight -= 1
+                    tally.count(result.outcome)
+                    finished(result, tally)
+                }
+                let request = makeRequest(url)
+                group.addTask { await manager.timedLoad(request) }
+                inFlight += 1
+                progressed(tally)
+            }
+            tally.inputEnded = true
+            for await result in group {
+                tally.count(result.outcome)
+                finished(result, tally)
+            }
+        }
+        return tally
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing white space (including "\r").
+    func trimmingWhiteSpace() -> Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return Substring() }
+        let last = lastIndex(where: { !$0.isWhitespace })!
+        return Substring(self[first...last])
+    }
+}

@@ -1,1 +1,0 @@
-../../ImageCoreTests/Support/CLI.swift

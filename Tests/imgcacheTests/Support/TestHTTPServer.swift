@@ -1,1 +1,0 @@
-../../ImageCoreTests/Support/TestHTTPServer.swift
