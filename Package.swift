@@ -36,18 +36,26 @@ let package = Package(
             dependencies: ["ImageCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
         ),
+        // What both test targets share: the loopback HTTP server, the process
+        // runner, fixture images and the suite fixture. A regular target, so
+        // each test target imports it instead of copying or linking files.
+        .target(
+            name: "TestSupport",
+            dependencies: ["ImageCore"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "ImageCoreTests",
-            dependencies: ["ImageCore"],
+            dependencies: ["ImageCore", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         // The command line: argument parsing through `parseAsRoot`, and the
-        // built binary against the loopback server. Support/ links to
-        // ImageCoreTests' server and process runner rather than copying them.
+        // built binary against the loopback server.
         .testTarget(
             name: "imgcacheTests",
-            dependencies: ["imgcache", "ImageCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["imgcache", "ImageCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
         ),
     ],

@@ -1,30 +1,34 @@
-import Foundation
+package import Foundation
 
 /// Runs the built `imgcache` executable as a child process, as a user's
 /// script would, and captures what it printed.
-enum CLI {
-    struct Result {
-        var stdout: [UInt8]
-        var stderr: String
-        var status: Int32
+package enum CLI {
+    package struct Result {
+        package var stdout: [UInt8]
+        package var stderr: String
+        package var status: Int32
 
-        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-        var stdoutLines: [String] { stdoutText.split(separator: "\n").map(String.init) }
+        package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        package var stdoutLines: [String] { stdoutText.split(separator: "\n").map(String.init) }
+
+        package init(stdout: [UInt8], stderr: String, status: Int32) {
+            (self.stdout, self.stderr, self.status) = (stdout, stderr, status)
+        }
     }
 
     /// The executable: next to the test bundle in the build products.
-    static let executable: URL = {
+    package static let executable: URL = {
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let beside = products.appendingPathComponent("imgcache")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { root.deleteLastPathComponent() }
+        for _ in 0..<3 { root.deleteLastPathComponent() }  // CLI.swift, TestSupport, Tests
         return root.appendingPathComponent(".build/debug/imgcache")
     }()
 
     /// Runs `imgcache arguments...` (or another `executable`) with the cache
     /// in `cacheDir`, feeding `stdin`; kills it after `timeout` seconds.
-    static func run(_ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
+    package static func run(_ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
                     timeout: Double = 60, executable: URL = executable) throws -> Result {
         let process = Process()
         process.executableURL = executable
@@ -55,7 +59,7 @@ enum CLI {
     }
 
     /// Starts `imgcache` without waiting, for tests that signal it.
-    static func start(_ arguments: [String], cacheDir: String, stdinPath: String) throws -> Process {
+    package static func start(_ arguments: [String], cacheDir: String, stdinPath: String) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -69,9 +73,13 @@ enum CLI {
         return process
     }
 
-    struct TimedOut: Error, CustomStringConvertible {
-        var arguments: [String]
-        var description: String { "imgcache \(arguments.joined(separator: " ")) did not finish in time" }
+    package struct TimedOut: Error, CustomStringConvertible {
+        package var arguments: [String]
+        package var description: String { "imgcache \(arguments.joined(separator: " ")) did not finish in time" }
+
+        package init(arguments: [String]) {
+            self.arguments = arguments
+        }
     }
 
     /// Reads a pipe to its end on a background thread.

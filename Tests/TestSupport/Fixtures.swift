@@ -1,10 +1,10 @@
-import Foundation
+package import Foundation
 
 /// Small images for behaviour tests. The decoder tests use the files in
 /// `Fixtures/` (made by `make-fixtures.sh`) and the shared corpus.
-enum Fixtures {
+package enum Fixtures {
     /// A 4×3 palette PNG made by `pnmtopng` from generated pixels (122 bytes).
-    static let tinyPNG: [UInt8] = [
+    package static let tinyPNG: [UInt8] = [
         0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
         0x00, 0x04, 0x00, 0x00, 0x00, 0x03, 0x04, 0x03, 0x00, 0x00, 0x00, 0x46, 0xDA, 0xB3, 0xF5, 0x00, 0x00, 0x00,
         0x24, 0x50, 0x4C, 0x54, 0x45, 0x00, 0x00, 0xC8, 0xB4, 0xA0, 0xC8, 0x00, 0x50, 0xC8, 0x3C, 0x00, 0xC8, 0x00,
@@ -15,31 +15,31 @@ enum Fixtures {
     ]
 
     /// The RGBA pixels of `tinyPNG` (as `pngtopam -alphapam` gives them).
-    static let tinyPNGPixels: [UInt8] = (0..<3).flatMap { y in
+    package static let tinyPNGPixels: [UInt8] = (0..<3).flatMap { y in
         (0..<4).flatMap { x in [UInt8(x * 60), UInt8(y * 80), 200, 255] }
     }
 }
 
 extension Fixtures {
     /// A fixture file with its reference decode, if it has one.
-    struct File {
-        var name: String
-        var bytes: [UInt8]
-        var truth: NetpbmImage?
+    package struct File {
+        package var name: String
+        package var bytes: [UInt8]
+        package var truth: NetpbmImage?
     }
 
     /// The directory of the files `Fixtures/make-fixtures.sh` made.
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    package static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("ImageCoreTests/Fixtures")
 
     /// The bytes of one fixture file.
-    static func bytes(_ name: String) throws -> [UInt8] {
+    package static func bytes(_ name: String) throws -> [UInt8] {
         try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
     }
 
     /// Every fixture image, in name order (subdirectories, such as the fuzz
     /// regressions, are not fixtures).
-    static func all() throws -> [File] {
+    package static func all() throws -> [File] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .filter { !$0.contains(".truth.") && !$0.hasSuffix(".sh") }
             .filter { name in

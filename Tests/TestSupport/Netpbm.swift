@@ -1,15 +1,15 @@
 import Foundation
 
 /// Reads the PAM and PPM files the reference decoders wrote.
-struct NetpbmImage {
-    var width: Int
-    var height: Int
-    var depth: Int
-    var maxValue: Int
-    var samples: [UInt8]
+package struct NetpbmImage {
+    package var width: Int
+    package var height: Int
+    package var depth: Int
+    package var maxValue: Int
+    package var samples: [UInt8]
 
     /// Parses the first image of a P6 or P7 file (maxval 255 only).
-    init(_ bytes: [UInt8]) throws {
+    package init(_ bytes: [UInt8]) throws {
         func fail() -> any Error { CocoaError(.fileReadCorruptFile) }
         var index = 0
         func token() -> String {
@@ -49,7 +49,7 @@ struct NetpbmImage {
     }
 
     /// The samples as RGBA: gray expanded to RGB, opaque alpha added where there is none.
-    var rgba: [UInt8] {
+    package var rgba: [UInt8] {
         guard depth != 4 else { return samples }
         var out = [UInt8]()
         out.reserveCapacity(width * height * 4)
@@ -66,7 +66,7 @@ struct NetpbmImage {
     /// Whether decoded RGBA pixels show the same image: RGB only for a PPM
     /// (its alpha is implied), and for PAM the colour under fully
     /// transparent pixels is ignored, since tools differ on it.
-    func matches(_ pixels: [UInt8]) -> Bool {
+    package func matches(_ pixels: [UInt8]) -> Bool {
         if depth == 3 {
             return stride(from: 0, to: pixels.count, by: 4).flatMap { pixels[$0..<$0 + 3] } == samples
         }
@@ -74,7 +74,7 @@ struct NetpbmImage {
     }
 
     /// RGBA with every fully transparent pixel set to 0,0,0,0.
-    static func zeroingTransparent(_ pixels: [UInt8]) -> [UInt8] {
+    package static func zeroingTransparent(_ pixels: [UInt8]) -> [UInt8] {
         var out = pixels
         for index in stride(from: 0, to: out.count, by: 4) where out[index + 3] == 0 {
             out[index] = 0

@@ -9,9 +9,9 @@ import Glibc
 /// table, fault injection and counters (requests per path, connections).
 /// One thread accepts, one thread serves each connection; `stop()` (or
 /// deinit) shuts every socket down so nothing can hang a test.
-final class TestHTTPServer: Sendable {
+package final class TestHTTPServer: Sendable {
     /// What a route answers.
-    enum Response: Sendable {
+    package enum Response: Sendable {
         /// 200 with a correct Content-Length; fresh for an hour unless
         /// `headers` say otherwise (pass `[:]` for no caching headers).
         case ok([UInt8], headers: [String: String] = ["Cache-Control": "max-age=3600"])
@@ -41,15 +41,15 @@ final class TestHTTPServer: Sendable {
     }
 
     /// A request as the server received it.
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [(name: String, value: String)]
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
+        package var headers: [(name: String, value: String)]
         /// When the request's head had arrived (seconds since 1970).
-        var receivedAt = Date().timeIntervalSince1970
+        package var receivedAt: Double
 
         /// The first header of that name, case-insensitively.
-        func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
     }
@@ -75,10 +75,10 @@ final class TestHTTPServer: Sendable {
     private let shared = Shared()
     private let listener: Int32
     /// The port the server listens on.
-    let port: Int
+    package let port: Int
 
     /// Starts listening on 127.0.0.1 on a free port.
-    init() throws {
+    package init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -106,21 +106,21 @@ final class TestHTTPServer: Sendable {
     }
 
     /// "http://127.0.0.1:PORT/path".
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Answers `path` (without query) with a fixed response.
-    func route(_ path: String, _ response: Response) {
+    package func route(_ path: String, _ response: Response) {
         shared.state.withLock { $0.routes[path] = { _ in response } }
     }
 
     /// Answers `path` with whatever `handler` decides per request.
-    func route(_ path: String, handler: @escaping @Sendable (Request) -> Response) {
+    package func route(_ path: String, handler: @escaping @Sendable (Request) -> Response) {
         shared.state.withLock { $0.routes[path] = handler }
     }
 
     /// Answers `path` with `responses` in turn, the last one from then on
     /// (a server that fails, then recovers).
-    func route(_ path: String, sequence responses: [Response]) {
+    package func route(_ path: String, sequence responses: [Response]) {
         let served = Mutex(0)
         route(path) { _ in
             let index = served.withLock { count -> Int in
@@ -132,21 +132,21 @@ final class TestHTTPServer: Sendable {
     }
 
     /// Every request received, in order.
-    var requests: [Request] { shared.state.withLock { $0.requests } }
+    package var requests: [Request] { shared.state.withLock { $0.requests } }
     /// Number of requests received.
-    var requestCount: Int { shared.state.withLock { $0.requests.count } }
+    package var requestCount: Int { shared.state.withLock { $0.requests.count } }
     /// The most requests that were being answered at the same moment.
-    var peakConcurrentRequests: Int { shared.state.withLock { $0.peakActiveRequests } }
+    package var peakConcurrentRequests: Int { shared.state.withLock { $0.peakActiveRequests } }
     /// Number of TCP connections accepted.
-    var connectionCount: Int { shared.state.withLock { $0.connections } }
+    package var connectionCount: Int { shared.state.withLock { $0.connections } }
 
     /// Requests received for `path` (query ignored).
-    func requestCount(for path: String) -> Int {
+    package func requestCount(for path: String) -> Int {
         shared.state.withLock { $0.requests.filter { Self.stripQuery($0.path) == path }.count }
     }
 
     /// Closes the listener and every connection; threads end promptly.
-    func stop() {
+    package func stop() {
         shared.state.withLock { state in
             guard !state.stopped else { return }
             state.stopped = true
@@ -317,7 +317,7 @@ final class TestHTTPServer: Sendable {
                     return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
                 }
                 return Request(method: String(requestLine[0]), path: String(requestLine[1]),
-                               headers: headers.map { (name: $0.0, value: $0.1) })
+                               headers: headers.map { (name: $0.0, value: $0.1) }, receivedAt: Date().timeIntervalSince1970)
             }
             guard buffer.count < 65536, !isStopped else { return nil }
             var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
@@ -336,11 +336,11 @@ final class TestHTTPServer: Sendable {
 }
 
 /// A unique temporary directory, removed at deinit.
-final class TemporaryDirectory: Sendable {
+package final class TemporaryDirectory: Sendable {
     /// Its absolute path.
-    let path: String
+    package let path: String
 
-    init() throws {
+    package init() throws {
         path = NSTemporaryDirectory() + "imgcache-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -1,21 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import imgcache
 
 /// The built binary against the loopback server (issue 15, items 4, 6, 8 and 12).
-@Suite(.serialized) struct CommandLineTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct CommandLineTests: CommandSuite {
+    let fixture: CommandFixture
     let png = Fixtures.tinyPNG
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
+        fixture = try CommandFixture()
         server.route("/a.png", .ok(png))
-    }
-
-    func run(_ arguments: String...) throws -> CLI.Result {
-        try CLI.run(arguments, cacheDir: cache.path)
     }
 
     // 4.

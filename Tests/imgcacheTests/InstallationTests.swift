@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Shell completions, `make uninstall` and `make deps`'s package choice
 /// (issue 15, items 10 and 13).

@@ -1,16 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Every JSON record type decoded with the types the man page gives
 /// (issue 15, item 8): `JSONDecoder` refuses `"yes"` for a Bool, `true` for
 /// a number and a number for a string, so a wrong type fails the test.
-@Suite(.serialized) struct JSONRecordTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct JSONRecordTests: CommandSuite {
+    let fixture: CommandFixture
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
+        fixture = try CommandFixture()
         server.route("/a.png", .ok(Fixtures.tinyPNG, headers: ["Cache-Control": "max-age=3600", "ETag": "\"v1\""]))
     }
 

@@ -1,16 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `fetch` with stdout and stderr on a pseudo-terminal (util-linux
 /// `script`), the screen rebuilt from what was written (issue 15, item 5):
 /// each summary line must start at the left margin, not after the bar.
-@Suite(.serialized) struct ProgressTerminalTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct ProgressTerminalTests: CommandSuite {
+    let fixture: CommandFixture
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
+        fixture = try CommandFixture()
     }
 
     /// Runs `imgcache arguments...` on a new pseudo-terminal; returns what the terminal received.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Every command of the README's "Use" block, run by bash as written, with
 /// its placeholders (URL, URL1…, anim.gif, urls.txt) pointing at the loopback

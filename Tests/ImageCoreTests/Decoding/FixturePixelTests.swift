@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// The project's own fixtures, one per decoder path, against the reference

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Broken and hostile files: an `.image` error (or, where the corpus allows

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// The eight EXIF orientations on a 2×3 image of labelled pixels.

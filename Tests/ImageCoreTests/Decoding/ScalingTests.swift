@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Scaled decoding: target sizes, the area filter, and agreement with

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Damage done to a cache behind imgcache's back (bit rot, a torn copy, a

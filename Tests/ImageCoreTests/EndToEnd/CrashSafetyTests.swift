@@ -1,26 +1,25 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// SIGKILL at random moments, mid-transfer and mid-write, to prefetch and
 /// clean: afterwards the cache serves only whole entries equal to the
 /// server's bytes, and the next run completes. (`make test` runs a short
 /// form; the rounds are the `IMGCACHE_KILL_ROUNDS` environment variable.)
-@Suite(.serialized) struct CrashSafetyTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct CrashSafetyTests: CommandSuite {
+    let fixture: CommandFixture
     let images: [String: [UInt8]]
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
+        fixture = try CommandFixture()
         var images: [String: [UInt8]] = [:]
         for index in 0..<60 {
             let large = index % 3 == 0
             let bytes = Fixtures.tinyPNG + (0..<(large ? 150_000 + index : 2_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* (index + 1)) }
             let path = "/\(index).png"
             images[path] = bytes
-            server.route(path, large ? .trickle(bytes, bytesPerSecond: 600_000) : .ok(bytes))
+            fixture.server.route(path, large ? .trickle(bytes, bytesPerSecond: 600_000) : .ok(bytes))
         }
         self.images = images
     }

@@ -1,15 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Running out of room, and caches that cannot be opened.
-@Suite(.serialized) struct FaultTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct FaultTests: CommandSuite {
+    let fixture: CommandFixture
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
+        fixture = try CommandFixture()
     }
 
     /// Runs imgcache under `sh -c 'ulimit -f BLOCKS; exec imgcache ...'`.

@@ -1,25 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// The built binary against the loopback server: stdout, stderr, exit status,
 /// and what reached the server.
-@Suite(.serialized) struct FetchCommandTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct FetchCommandTests: CommandSuite {
+    let fixture: CommandFixture
     let png = Fixtures.tinyPNG
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
-
-    func fetch(_ arguments: String...) throws -> CLI.Result {
-        try CLI.run(["fetch"] + arguments, cacheDir: cache.path)
-    }
-
-    func run(_ arguments: [String], stdin: [UInt8] = []) throws -> CLI.Result {
-        try CLI.run(arguments, cacheDir: cache.path, stdin: stdin)
+        fixture = try CommandFixture()
     }
 
     @Test func downloadsOnceThenServesFromDisk() throws {

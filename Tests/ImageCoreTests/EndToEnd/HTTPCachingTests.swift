@@ -1,24 +1,19 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// HTTP caching, retries, connections and request hygiene, asserted on what
 /// the loopback server received.
-@Suite(.serialized) struct HTTPCachingTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct HTTPCachingTests: CommandSuite {
+    let fixture: CommandFixture
     let v1 = Fixtures.tinyPNG + [1]
     let v2 = Fixtures.tinyPNG + [2, 2]
     let lastModified = HTTPDate.format(1_700_000_000)
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
-
-    func run(_ arguments: String...) throws -> CLI.Result {
-        try CLI.run(arguments, cacheDir: cache.path)
+        fixture = try CommandFixture()
     }
 
     func result(_ output: CLI.Result) throws -> String? {

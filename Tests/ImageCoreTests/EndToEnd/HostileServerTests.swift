@@ -1,17 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Servers that misbehave: each case ends promptly with its documented exit
 /// status and leaves nothing in the cache.
-@Suite(.serialized) struct HostileServerTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct HostileServerTests: CommandSuite {
+    let fixture: CommandFixture
     let png = Fixtures.tinyPNG
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
+        fixture = try CommandFixture()
     }
 
     func fetch(_ arguments: String...) throws -> CLI.Result {

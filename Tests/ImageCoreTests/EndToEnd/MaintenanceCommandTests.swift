@@ -1,19 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// prefetch, stat, clean and purge, run as a user would.
-@Suite(.serialized) struct MaintenanceCommandTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct MaintenanceCommandTests: CommandSuite {
+    let fixture: CommandFixture
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
-
-    func run(_ arguments: [String], stdin: [UInt8] = []) throws -> CLI.Result {
-        try CLI.run(arguments, cacheDir: cache.path, stdin: stdin)
+        fixture = try CommandFixture()
     }
 
     /// Distinct small PNGs (extra bytes after IEND are allowed and kept).

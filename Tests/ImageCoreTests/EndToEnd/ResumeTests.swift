@@ -1,22 +1,17 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Resuming broken-off downloads with Range + If-Range, only when safe.
-@Suite(.serialized) struct ResumeTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct ResumeTests: CommandSuite {
+    let fixture: CommandFixture
     /// A PNG signature and 200 000 bytes that differ along the way.
     let large = Fixtures.tinyPNG + (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
     let changed = Fixtures.tinyPNG + (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
-
-    func fetch(_ arguments: String...) throws -> CLI.Result {
-        try CLI.run(["fetch"] + arguments, cacheDir: cache.path)
+        fixture = try CommandFixture()
     }
 
     /// Files of downloads in progress: in tmp/, and partial bodies in the shards.

@@ -1,19 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Thumbnails kept beside their originals: reused, listed, and gone with them.
-@Suite(.serialized) struct VariantTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct VariantTests: CommandSuite {
+    let fixture: CommandFixture
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
-
-    func run(_ arguments: String...) throws -> CLI.Result {
-        try CLI.run(arguments, cacheDir: cache.path)
+        fixture = try CommandFixture()
     }
 
     var shardFiles: [String] {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// A remote that is down, slow or wrong never fails a fetch: each case falls

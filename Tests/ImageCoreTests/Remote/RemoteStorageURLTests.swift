@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// The `remote-storage` syntax (ccache's), credential masking, and the

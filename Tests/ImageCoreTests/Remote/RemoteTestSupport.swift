@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// Small distinct PNGs served by a real nginx origin, and the pieces the

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Real nginx and redis-server processes on 127.0.0.1 for the remote-storage

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs a shell script in a private mount namespace, where it may mount a
 /// small tmpfs or a read-only bind mount that vanish when it exits, so a

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// An HTTPS server on 127.0.0.1 with a freshly made self-signed certificate:
 /// Python's http.server behind its ssl module, started and stopped by the
