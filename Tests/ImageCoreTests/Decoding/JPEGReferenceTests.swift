@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 private let jpegToolsPresent = ["/usr/bin/cjpeg", "/usr/bin/djpeg"].allSatisfy {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// `fetch --decode ppm|pam` of a still image goes from the decoder to the
@@ -7,17 +8,11 @@ import Testing
 /// path writes, to stdout and to files, and images that cannot stream
 /// row by row (EXIF orientation) still come out whole and upright, and an
 /// animation is written frame by frame.
-@Suite(.serialized) struct StreamedDecodeTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
+@Suite(.serialized) struct StreamedDecodeTests: CommandSuite {
+    let fixture: CommandFixture
 
     init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
-
-    func fetch(_ arguments: String...) throws -> CLI.Result {
-        try CLI.run(["fetch"] + arguments, cacheDir: cache.path)
+        fixture = try CommandFixture()
     }
 
     @Test func streamedJPEGEqualsDjpegToStdoutAndFiles() throws {
