@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// APNG fixtures (written chunk by chunk by the fixture script) against

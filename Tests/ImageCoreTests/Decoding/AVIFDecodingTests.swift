@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// AVIF fixtures (made by avifenc) against avifdec's 8-bit output, frame for

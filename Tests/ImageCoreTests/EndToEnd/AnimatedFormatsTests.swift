@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ImageCore
 
 /// AVIF and APNG through the built binary, and thumbnails of animations that

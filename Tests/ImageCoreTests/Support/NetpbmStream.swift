@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A stream of PAM images, one per frame, as `--decode pam` and the fixture
 /// script write them.
