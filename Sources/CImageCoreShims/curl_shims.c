@@ -115,10 +115,6 @@ CURLcode imgcache_curl_easy_setopt_header_callback(CURL *handle, curl_write_call
     return api.easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
 
-CURLcode imgcache_curl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback) {
-    return api.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
-}
-
 CURLcode imgcache_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return api.easy_getinfo(handle, info, value);
 }

@@ -74,8 +74,6 @@ int imgcache_png_read_info(const uint8_t *data, size_t size, imgcache_png_info *
     png_read_info(png, info);
     out->width = png_get_image_width(png, info);
     out->height = png_get_image_height(png, info);
-    out->bit_depth = png_get_bit_depth(png, info);
-    out->color_type = png_get_color_type(png, info);
     out->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
     png_destroy_read_struct(&png, &info, NULL);
     return 0;
@@ -147,8 +145,6 @@ imgcache_png *imgcache_png_open(const uint8_t *data, size_t size, imgcache_png_i
     png_read_info(stream->png, stream->info);
     out->width = png_get_image_width(stream->png, stream->info);
     out->height = png_get_image_height(stream->png, stream->info);
-    out->bit_depth = png_get_bit_depth(stream->png, stream->info);
-    out->color_type = png_get_color_type(stream->png, stream->info);
     out->interlaced = png_get_interlace_type(stream->png, stream->info) != PNG_INTERLACE_NONE;
     stream->message[0] = 0;
     return stream;

@@ -42,7 +42,6 @@ CURLcode imgcache_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void
 CURLcode imgcache_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode imgcache_curl_easy_setopt_write_callback(CURL *handle, curl_write_callback callback);
 CURLcode imgcache_curl_easy_setopt_header_callback(CURL *handle, curl_write_callback callback);
-CURLcode imgcache_curl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback);
 CURLcode imgcache_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode imgcache_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode imgcache_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
@@ -58,8 +57,6 @@ CURLSHcode imgcache_curl_share_setopt_long(CURLSH *share, CURLSHoption option, l
 typedef struct {
     uint32_t width;
     uint32_t height;
-    int bit_depth;
-    int color_type;
     int interlaced;
 } imgcache_png_info;
 

@@ -6,7 +6,11 @@
 /// the bytes by checksum, a crash between the two renames leaves the old
 /// record pointing at the old bytes (or no record), never at wrong ones.
 /// Last-used time is the record's modification time, set on each hit.
-public final class DiskCache: DataCaching {
+///
+/// Thread safety: may be called from any thread, and several processes may
+/// use the same directory at once; every write is atomic (a reader sees a
+/// whole entry or none) and every read is verified.
+public final class DiskCache: Sendable {
     /// Where the cache lives.
     public let directory: CacheDirectory
     private let statistics: Statistics
@@ -19,6 +23,8 @@ public final class DiskCache: DataCaching {
         self.events = events
     }
 
+    /// The entry for `key` if it is present and whole; nil on a miss. A
+    /// damaged entry is removed and reported as a miss.
     public func lookup(_ key: CacheKey) throws -> CachedData? {
         // A concurrent store may replace the bytes between our reading the
         // record and opening the file it names: read the record again once.
@@ -40,12 +46,8 @@ public final class DiskCache: DataCaching {
         return nil
     }
 
-    /// The record for a key hash without reading the bytes (for `stat`);
-    /// nil if absent or damaged.
-    public func entry(forHash hash: String) throws -> CacheEntry? {
-        try readEntry(hash)
-    }
-
+    /// Stores `bytes` (also found in the file at `temporaryPath`, which is
+    /// consumed) under `key`, replacing any older entry.
     public func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
                       response: StoredResponse) throws -> CachedData {
         let checksum = Digest.xxh3Hex(bytes)
@@ -80,6 +82,7 @@ public final class DiskCache: DataCaching {
         return updated
     }
 
+    /// Removes the entry for `key`; returns whether there was one.
     @discardableResult
     public func remove(_ key: CacheKey) throws -> Bool {
         let previous = try? readEntry(key.hash)

@@ -54,13 +54,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// Removes the value for `key`.
-    public func removeValue(for key: Key) {
-        state.withLock { state in
-            if state.nodes[key] != nil { Self.unlink(key, &state) }
-        }
-    }
-
     /// Total cost held now.
     public var totalCost: Int { state.withLock { $0.totalCost } }
 

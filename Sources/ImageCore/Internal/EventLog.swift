@@ -16,9 +16,6 @@ public struct EventLog: Sendable {
     /// A log that drops everything.
     public static let silent = EventLog()
 
-    /// Whether anyone listens; lets callers skip building costly messages.
-    public var isEnabled: Bool { sink != nil }
-
     /// Reports one event.
     public func emit(_ line: @autoclosure () -> String) {
         sink?(line())
