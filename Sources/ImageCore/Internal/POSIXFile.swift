@@ -5,8 +5,19 @@ import Darwin
 #endif
 
 /// Thin wrappers over the POSIX file calls the caches need, turning errno into
-/// `ImageCoreError.cacheIO`. All raw file-system calls of ImageCore live here.
+/// `ImageCoreError.cacheIO`. The raw file-system calls of ImageCore live
+/// here and in its siblings in `Internal/` (`OpenFile` for a descriptor held
+/// open or locked).
 enum POSIXFile {
+    /// Runs `call` again while it fails with EINTR (a signal arrived): the
+    /// one retry loop for interrupted system calls.
+    static func retryingInterrupts<Result: FixedWidthInteger & SignedInteger>(_ call: () -> Result) -> Result {
+        while true {
+            let result = call()
+            if result != -1 || errno != EINTR { return result }
+        }
+    }
+
     /// Reads a whole file. Returns nil if it does not exist.
     static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -23,11 +34,8 @@ enum POSIXFile {
         var done = 0
         try bytes.withUnsafeMutableBytes { buffer in
             while done < size {
-                let n = Glibc.read(fd, buffer.baseAddress! + done, size - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ImageCoreError.cacheIO("cannot read", path: path, errno: errno)
-                }
+                let n = retryingInterrupts { Glibc.read(fd, buffer.baseAddress! + done, size - done) }
+                if n < 0 { throw ImageCoreError.cacheIO("cannot read", path: path, errno: errno) }
                 if n == 0 { break }
                 done += n
             }
@@ -102,11 +110,8 @@ enum POSIXFile {
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         var done = 0
         while done < buffer.count {
-            let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ImageCoreError.cacheIO("cannot write", path: path, errno: errno)
-            }
+            let n = retryingInterrupts { write(fd, buffer.baseAddress! + done, buffer.count - done) }
+            if n < 0 { throw ImageCoreError.cacheIO("cannot write", path: path, errno: errno) }
             done += n
         }
     }

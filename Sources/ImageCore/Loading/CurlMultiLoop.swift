@@ -125,8 +125,8 @@ final class CurlMultiLoop: Sendable {
             let doomed = work.cancelsEverything ? Array(active.keys) : work.cancelled.filter { active[$0] != nil }
             for id in doomed {
                 let transfer = active.removeValue(forKey: id)!
-                imgcache_curl_multi_remove_handle(handles.multi, transfer.handle)
-                byHandle[transfer.handle] = nil
+                imgcache_curl_multi_remove_handle(handles.multi, transfer.easy.raw)
+                byHandle[transfer.easy.raw] = nil
                 transfer.abandon(ImageCoreError(.interrupted, "interrupted"))
             }
             for item in work.admitted {
@@ -168,9 +168,9 @@ final class CurlMultiLoop: Sendable {
             transfer.abandon(error as? ImageCoreError ?? ImageCoreError(.failure, "\(error)"))
             return
         }
-        imgcache_curl_multi_add_handle(handles.multi, transfer.handle)
+        imgcache_curl_multi_add_handle(handles.multi, transfer.easy.raw)
         active[item.id] = transfer
-        byHandle[transfer.handle] = item.id
+        byHandle[transfer.easy.raw] = item.id
     }
 
     private struct Work {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A body kept in its entry's shard directory after a download broke off
 /// (connection lost, timeout, process killed), with a record beside it of
 /// what a resume needs: the URL and a strong validator. A later download of
@@ -18,9 +14,9 @@ struct PartialDownload {
     static let smallestResumable = 128 * 1024
 
     /// Where the body is written.
-    let path: String
+    var path: String { file.path }
     /// The open, locked body file.
-    let fd: Int32
+    let file: OpenFile
     /// Bytes already there that a resume may keep, and the validator to send in If-Range.
     let resumable: (offset: Int, validator: String)?
 
@@ -28,30 +24,25 @@ struct PartialDownload {
     static func recordPath(_ path: String) -> String { path + ".resume" }
 
     /// Opens and locks the partial body at `path` for `url`; nil if another
-    /// process holds it. Reports what can be resumed.
+    /// process holds it. Reports what can be resumed, and leaves the file
+    /// positioned to append to it.
     static func open(_ path: String, url: String) -> PartialDownload? {
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return nil }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            return nil
-        }
-        var info = stat()
-        var resumable: (Int, String)?
-        guard fstat(fd, &info) == 0, info.st_size > 0 else {
+        guard let file = try? OpenFile.locked(path, waiting: false) else { return nil }
+        guard let size = try? file.size(), size > 0 else {
             // A new, empty body: nothing to resume and nothing to forget.
-            return PartialDownload(path: path, fd: fd, resumable: nil)
+            return PartialDownload(file: file, resumable: nil)
         }
+        var resumable: (Int, String)?
         if
            let record = try? POSIXFile.read(recordPath(path), limit: 8192),
            let status = POSIXFile.status(recordPath(path)), WallClock.now() - status.modified < maxAge {
             let lines = String(decoding: record, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             if lines.count >= 2, lines[0] == url, !lines[1].isEmpty {
-                resumable = (Int(info.st_size), String(lines[1]))
+                resumable = (size, String(lines[1]))
             }
         }
-        if resumable == nil { forget(path, fd: fd) }
-        return PartialDownload(path: path, fd: fd, resumable: resumable)
+        if resumable == nil { forget(path, file: file) } else { file.seekToEnd() }
+        return PartialDownload(file: file, resumable: resumable)
     }
 
     /// The validator a resume may rely on: an ETag that is not weak, or a
@@ -73,10 +64,9 @@ struct PartialDownload {
     }
 
     /// Empties the body and removes its record (the body is still locked).
-    static func forget(_ path: String, fd: Int32) {
+    static func forget(_ path: String, file: OpenFile) {
         _ = try? POSIXFile.remove(recordPath(path))
-        _ = ftruncate(fd, 0)
-        _ = lseek(fd, 0, SEEK_SET)
+        file.truncate()
     }
 
     /// Removes the body and its record.

@@ -1,0 +1,51 @@
+internal import CCurl
+
+extension CurlEasyHandle {
+    /// Sets every option a download needs: the URL, protocols and redirects,
+    /// timeouts, the size limit, TLS, authentication, proxy, cookies, the
+    /// method and body, and the request headers plus `extraHeaders`. Throws
+    /// if libcurl refuses one. The corresponding C function is `curl_easy_setopt`.
+    func apply(_ request: DownloadRequest, settings: Downloader.Configuration, share: UnsafeMutableRawPointer?,
+               extraHeaders: [HTTPHeader]) throws {
+        var extraHeaders = extraHeaders
+        let timeoutMs = Int(request.timeout * 1000)
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_FOLLOWLOCATION, 1)
+        try set(CURLOPT_MAXREDIRS, request.maxRedirects)
+        try set(CURLOPT_TIMEOUT_MS, timeoutMs)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, min(timeoutMs, Int(request.connectTimeout * 1000)))
+        // A stalled body fails after 10 s below 1 byte/s even if the total
+        // timeout is generous.
+        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try set(CURLOPT_LOW_SPEED_TIME, 10)
+        try set(CURLOPT_MAXFILESIZE_LARGE, request.maxBytes)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_SSL_VERIFYPEER, request.allowsInsecureTLS ? 0 : 1)
+        try set(CURLOPT_SSL_VERIFYHOST, request.allowsInsecureTLS ? 0 : 2)
+        try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        // Wait for a connection that can multiplex (HTTP/2) rather than open
+        // another one; HTTP/1.1 connections are reused as they free up.
+        try set(CURLOPT_PIPEWAIT, 1)
+        if let credentials = request.credentials {
+            try set(CURLOPT_USERPWD, credentials)
+            // CURLAUTH_BASIC is 1; the macro is a cast expression Swift does not import.
+            try set(CURLOPT_HTTPAUTH, 1)
+            try set(CURLOPT_UNRESTRICTED_AUTH, 0)
+        }
+        if let proxy = request.proxy { try set(CURLOPT_PROXY, proxy) }
+        if let cookieJar = settings.cookieJar {
+            try set(CURLOPT_COOKIEFILE, cookieJar)
+            try set(CURLOPT_COOKIEJAR, cookieJar)
+        }
+        if let share { try set(CURLOPT_SHARE, pointer: share) }
+        if request.method != "GET" { try set(CURLOPT_CUSTOMREQUEST, request.method) }
+        if let body = request.uploadBody {
+            try setUploadBody(body)
+            // "Expect:" saves the 100-continue round trip.
+            extraHeaders += [HTTPHeader(name: "Expect", value: ""), HTTPHeader(name: "Content-Type", value: "application/octet-stream")]
+        }
+        try setHeaders(request.effectiveHeaders + extraHeaders)
+    }
+}

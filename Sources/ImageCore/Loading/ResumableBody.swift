@@ -1,0 +1,82 @@
+/// The resume protocol for one transfer whose body goes to a shared partial
+/// file (see `PartialDownload`): it asks for the rest with `Range` and
+/// `If-Range`, checks the server's `Content-Range`, records the validator
+/// for a later resume, and at the end either claims the body or keeps it.
+struct ResumableBody {
+    /// The open, locked partial body.
+    let partial: PartialDownload
+    /// Bytes kept from an earlier transfer; the server sends the rest.
+    private(set) var offset: Int
+    /// Whether a resume record was written for this body.
+    private(set) var recordWritten = false
+    /// The whole body's length from Content-Range, when resuming.
+    private(set) var total: Int?
+
+    /// Takes over `partial`, resuming from what it holds.
+    init(_ partial: PartialDownload) {
+        self.partial = partial
+        offset = partial.resumable?.offset ?? 0
+    }
+
+    /// The headers that ask for the rest of the body; none for a fresh one.
+    var requestHeaders: [HTTPHeader] {
+        guard let validator = partial.resumable?.validator, offset > 0 else { return [] }
+        return [HTTPHeader(name: "Range", value: "bytes=\(offset)-"), HTTPHeader(name: "If-Range", value: validator)]
+    }
+
+    /// Decides, at the first body bytes, whether the server resumed the body
+    /// (206 at our offset) or sent it whole (200: the resource changed, or
+    /// the server ignores ranges), and records the validator for a later
+    /// resume. Returns whether the body was resumed.
+    mutating func start(status: Int, head: ResponseHead, contentLength: Int?, url: String) -> Bool {
+        var resumed = false
+        if offset > 0 {
+            let range = Self.contentRange(head.headers["content-range"])
+            if status == 206, range?.start == offset {
+                total = range?.total
+                resumed = true
+            } else {
+                PartialDownload.forget(partial.path, file: partial.file)
+                offset = 0
+            }
+        }
+        // A small body is quicker to fetch again than to keep a record for.
+        if contentLength.map({ offset + $0 >= PartialDownload.smallestResumable }) ?? true {
+            recordWritten = true
+            PartialDownload.remember(partial.path, url: url, validator: PartialDownload.strongValidator(head.headers))
+        }
+        return resumed
+    }
+
+    /// The problem with a finished resumed body of `size` bytes, if it is
+    /// not the length Content-Range announced.
+    func sizeProblem(_ size: Int) -> ImageCoreError? {
+        guard let total, total != size else { return nil }
+        return ImageCoreError(.network, "resumed body is \(size) bytes, the server said \(total)")
+    }
+
+    /// Moves the finished body out of the shared name while still holding
+    /// its lock, so no other process can start writing into it, and drops
+    /// its record. Returns the body's new path.
+    func claim() throws -> String {
+        let unique = "\(partial.path).\(UniqueName.make()).part"
+        try POSIXFile.rename(partial.path, to: unique)
+        if recordWritten || offset > 0 { _ = try? POSIXFile.remove(PartialDownload.recordPath(partial.path)) }
+        return unique
+    }
+
+    /// Whether a failed body is kept for a resume: only one broken off by
+    /// the network, with a record or resumed bytes, and not one that came
+    /// out the wrong length.
+    func keeps(after error: ImageCoreError, wrongLength: Bool) -> Bool {
+        error.kind == .network && (recordWritten || offset > 0) && !wrongLength
+    }
+
+    /// "bytes 500-999/1000" → start 500, total 1000 (nil total for "*").
+    static func contentRange(_ value: String?) -> (start: Int, total: Int?)? {
+        guard let value, value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/")
+        guard parts.count == 2, let start = parts[0].split(separator: "-").first.flatMap({ Int($0) }) else { return nil }
+        return (start, Int(parts[1]))
+    }
+}
