@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Per-key locks across processes, held while one process downloads a URL,
 /// so that other processes wanting the same URL at the same moment wait for
 /// its entry instead of downloading it again. They are one-byte `fcntl`
@@ -20,38 +16,31 @@ final class DownloadLocks: Sendable {
     /// Opens (creating) the lock file in `directory`; nil if that fails, and
     /// then downloads simply do not coordinate.
     init?(directory: String) {
-        fd = open("\(directory)/downloads.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return nil }
+        guard let fd = RecordLock.openFile("\(directory)/downloads.lock") else { return nil }
+        self.fd = fd
     }
 
     deinit {
-        close(fd)
+        RecordLock.closeFile(fd)
     }
 
     /// Takes the lock for `hash` if no other process holds it.
     func tryLock(_ hash: String) -> Bool {
-        var lock = Self.range(hash, type: F_WRLCK)
-        return fcntl(fd, F_SETLK, &lock) == 0
+        RecordLock.tryLock(fd, at: Self.offset(hash))
     }
 
     /// Whether another process holds the lock for `hash`.
     func isHeldElsewhere(_ hash: String) -> Bool {
-        var lock = Self.range(hash, type: F_WRLCK)
-        return fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != Int16(F_UNLCK)
+        RecordLock.isHeldElsewhere(fd, at: Self.offset(hash))
     }
 
     /// Releases the lock for `hash`.
     func unlock(_ hash: String) {
-        var lock = Self.range(hash, type: F_UNLCK)
-        _ = fcntl(fd, F_SETLK, &lock)
+        RecordLock.unlock(fd, at: Self.offset(hash))
     }
 
-    private static func range(_ hash: String, type: Int32) -> flock {
-        var lock = flock()
-        lock.l_type = Int16(type)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(Int64(hash.prefix(15), radix: 16) ?? 0)
-        lock.l_len = 1
-        return lock
+    /// The byte locked for a key: its hash's first 60 bits.
+    private static func offset(_ hash: String) -> Int64 {
+        Int64(hash.prefix(15), radix: 16) ?? 0
     }
 }

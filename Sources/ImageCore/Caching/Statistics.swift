@@ -49,18 +49,15 @@ public final class Statistics: Sendable {
         }
         guard pending.values.contains(where: { $0 != 0 }) else { return }
         let path = "\(directory.stats)/\(Int(getpid()) % 16)"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ImageCoreError.cacheIO("cannot open", path: path, errno: errno) }
-        defer { close(fd) }
-        guard flock(fd, LOCK_EX) == 0 else { throw ImageCoreError.cacheIO("cannot lock", path: path, errno: errno) }
-        var totals = Self.parse(try readAll(fd))
+        // Waiting, the lock is always granted.
+        guard let file = try OpenFile.locked(path, waiting: true) else { return }
+        var totals = Self.parse(try file.readToEnd())
         for (counter, amount) in pending { totals[counter, default: 0] += amount }
         let text = Counter.allCases.map { "\($0.rawValue) \(totals[$0, default: 0])\n" }.joined()
         // Rewritten in place under the lock: a crash mid-write can tear this
         // shard, which the parser tolerates (a lost shard, never a crash).
-        ftruncate(fd, 0)
-        _ = lseek(fd, 0, SEEK_SET)
-        try POSIXFile.writeAll(fd, Array(text.utf8), path: path)
+        file.truncate()
+        try file.write(Array(text.utf8))
     }
 
     /// The directory's totals: every shard summed.
@@ -84,17 +81,5 @@ public final class Statistics: Sendable {
             }
         }
         return result
-    }
-
-    private func readAll(_ fd: Int32) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buffer[..<n]
-        }
-        return bytes
     }
 }
