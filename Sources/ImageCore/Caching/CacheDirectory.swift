@@ -53,6 +53,10 @@ public struct CacheDirectory: Sendable, Equatable {
     /// live in: storing it is then a rename within one directory, which
     /// takes neither the file system's cross-directory rename lock nor the
     /// lock of a directory every download shares.
+    /// How long an interrupted download's partial body is kept for resuming
+    /// (the downloader resumes only younger ones; clean removes older ones).
+    static let partialMaxAge: Double = 86400
+
     func partialPath(_ hash: String) -> String { "\(shard(entries, hash))/\(hash).partial" }
 
     /// Path of a failed-URL record.

@@ -9,7 +9,7 @@
 /// process downloading the same URL at once uses a private temporary file.
 struct PartialDownload {
     /// Partials older than this are not resumed (and `clean` removes them).
-    static let maxAge: Double = 86400
+    static let maxAge = CacheDirectory.partialMaxAge
     /// Bodies smaller than this are not worth a resume record.
     static let smallestResumable = 128 * 1024
 

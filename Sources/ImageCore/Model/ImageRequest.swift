@@ -62,32 +62,3 @@ public struct ImageRequest: Sendable {
         download = DownloadRequest(url: url)
     }
 }
-
-/// The outcome of a successful load.
-public struct ImageResponse: Sendable {
-    /// Where the image came from.
-    public enum Source: String, Sendable {
-        case memory, disk, downloaded, revalidated
-        /// From a shared remote storage (verified, then stored locally).
-        case remote
-    }
-
-    /// The URL that was asked for.
-    public var url: String
-    /// The cache key it maps to.
-    public var key: CacheKey
-    /// Where the image came from.
-    public var source: Source
-    /// Header facts.
-    public var info: ImageInfo
-    /// The original bytes, exactly as downloaded.
-    public var bytes: [UInt8]
-    /// The disk entry, if the image is (now) stored on disk.
-    public var entry: CacheEntry?
-    /// Absolute path of the cached bytes, if stored on disk.
-    public var path: String?
-    /// The decoded pixels, if they were asked for.
-    public var image: DecodedImage?
-    /// The re-encoded image and its format, if `encoding` was asked for.
-    public var encoded: (bytes: [UInt8], format: ImageEncodeFormat)?
-}

@@ -88,7 +88,7 @@ public struct CacheCleaner: Sendable {
             report.strayFilesRemoved += 1
             if !dryRun { _ = try? POSIXFile.remove(stray.path) }
         }
-        for partial in inventory.partialFiles where now - partial.modified > PartialDownload.maxAge {
+        for partial in inventory.partialFiles where now - partial.modified > CacheDirectory.partialMaxAge {
             report.strayFilesRemoved += 1
             if !dryRun { _ = try? POSIXFile.remove(partial.path) }
         }
@@ -96,7 +96,7 @@ public struct CacheCleaner: Sendable {
             let path = "\(directory.temporary)/\(name)"
             // Bodies kept for a resume are worth a day; other leftovers an hour.
             let resumable = name.hasSuffix(".partial") || name.hasSuffix(".partial.resume")
-            let grace = resumable ? PartialDownload.maxAge : Self.strayGracePeriod
+            let grace = resumable ? CacheDirectory.partialMaxAge : Self.strayGracePeriod
             if let status = POSIXFile.status(path), now - status.modified > grace {
                 report.strayFilesRemoved += 1
                 if !dryRun { _ = try? POSIXFile.remove(path) }

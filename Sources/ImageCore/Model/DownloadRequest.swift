@@ -91,33 +91,3 @@ public struct DownloadRequest: Sendable {
         effectiveHeaders.last { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
-
-/// What came back from the server for a successful (2xx) download.
-public struct DownloadResponse: Sendable {
-    /// The final HTTP status.
-    public var status: Int
-    /// The URL after redirects.
-    public var effectiveURL: String
-    /// Response headers of the final response, names lowercased.
-    public var headers: [String: String]
-    /// The temporary file holding the body; the caller owns it now.
-    public var bodyPath: String
-    /// Bytes in the body.
-    public var bodySize: Int
-    /// When the request was sent and the response arrived (seconds since 1970).
-    public var requestTime: Double
-    /// When the response was complete.
-    public var responseTime: Double
-}
-
-/// The data-loading seam.
-///
-/// Thread safety: implementations may be called from any task concurrently;
-/// each call is one transfer (coalescing of identical requests is the
-/// caller's business, see `ImageManager`).
-public protocol DataLoading: Sendable {
-    /// Downloads `request`'s URL into a temporary file. Throws
-    /// `ImageCoreError` (`.network`, `.http`, `.image` for a body that is
-    /// clearly not an image or too large, `.cacheIO`, `.interrupted`).
-    func download(_ request: DownloadRequest) async throws -> DownloadResponse
-}
