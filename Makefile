@@ -43,9 +43,10 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(RELEASE_FLAGS) $(SWIFTFLAGS)
 
-test: deps man-lint
-	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+# Our own targets build with warnings as errors here (see Package.swift).
+test: deps man-lint lint
+	IMGCACHE_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests $(SWIFTFLAGS)
+	IMGCACHE_WARNINGS_AS_ERRORS=1 $(SWIFT) test --skip-build $(SWIFTFLAGS)
 
 # The man page must render with no warning from either formatter.
 man-lint:
@@ -106,8 +107,9 @@ man: deps
 	python3 scripts/finish-man.py .build/man/imgcache.1 man/sections.mdoc > man/imgcache.1
 	$(MAKE) man-lint
 
+# swift-format ships with the toolchain; .swift-format holds the settings.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 
 # Shell completions are generated from the argument definitions by the binary itself.
 install: build

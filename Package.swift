@@ -63,7 +63,13 @@ let package = Package(
 )
 
 /// Swift 6 mode already implies complete concurrency checking; these make the
-/// rest of the compiler's advice binding too.
+/// rest of the compiler's advice binding too. `make test` (and so CI) sets
+/// IMGCACHE_WARNINGS_AS_ERRORS: a warning in our own targets fails the build
+/// there, while dependencies keep their warnings.
 var strictSwift: [SwiftSetting] {
-    [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+    var settings: [SwiftSetting] = [
+        .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+    if Context.environment["IMGCACHE_WARNINGS_AS_ERRORS"] != nil { settings.append(.unsafeFlags(["-warnings-as-errors"])) }
+    return settings
 }
