@@ -14,8 +14,9 @@ extension IMGCacheCommand {
 
     /// Replaces swift-argument-parser's entry point so the command line reads
     /// as getopt users expect (`ArgumentNormalizer`) and a usage error is one
-    /// line on stderr with exit status 64, like every other error.
-    static func main() async {
+    /// line on stderr with exit status 64, like every other error. Called
+    /// by `ProcessEntry` when `WarmHit` does not answer.
+    static func runCommandLine() async {
         let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
         if arguments.isEmpty {
             StandardStreams.printError(UsageError.shortUsage)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ImageCore
 
-@main
+/// The command line's root; `ProcessEntry` is the process's entry point.
 struct IMGCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imgcache",

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// The synchronous warm-hit path (`WarmHit`) against the full path: the same
+/// command line, once as the warm-hit path takes it and once with an option
+/// at its default value (`--retries 2`), which only the full path takes,
+/// must give the same output, exit status, statistics and last-use update.
+@Suite(.serialized) struct WarmHitTests {
+    let server: TestHTTPServer
+    let cache: TemporaryDirectory
+    let png = Fixtures.tinyPNG
+
+    init() throws {
+        server = try TestHTTPServer()
+        cache = try TemporaryDirectory()
+    }
+
+    func run(_ arguments: [String]) throws -> CLI.Result {
+        try CLI.run(arguments, cacheDir: cache.path)
+    }
+
+    func diskHits() throws -> Int {
+        let summary = try run(["stat", "--json"])
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(summary.stdout)) as? [String: Any])
+        return try #require(record["counters"] as? [String: Int])["disk_hits"] ?? 0
+    }
+
+    /// The modification time of the one entry's record (its last use).
+    func lastUse() throws -> Date {
+        let entries = FileManager.default.enumerator(atPath: "\(cache.path)/entries")?.allObjects as? [String] ?? []
+        let record = try #require(entries.first { $0.hasSuffix(".meta") })
+        let path = "\(cache.path)/entries/\(record)"
+        return try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+    }
+
+    func ageRecord() throws {
+        let entries = FileManager.default.enumerator(atPath: "\(cache.path)/entries")?.allObjects as? [String] ?? []
+        let record = try #require(entries.first { $0.hasSuffix(".meta") })
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3 * 86_400)],
+                                              ofItemAtPath: "\(cache.path)/entries/\(record)")
+    }
+
+    @Test func aHitIsAnsweredAlikeByBothPaths() throws {
+        server.route("/x.png", .ok(png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"]))
+        let url = server.url("/x.png")
+        #expect(try run(["fetch", url]).status == 0)
+        let out = cache.path + "/out.png"
+        let forms: [(arguments: [String], output: String?)] = [
+            (["fetch", url], nil),
+            (["fetch", "-v", url], nil),
+            (["-v", "fetch", url, "-o", out], out),
+            (["--cache-dir", cache.path, "fetch", "-q", "-o\(out)", url], out),
+            (["fetch", "--no-progress", "--output=\(out)", url], out),
+        ]
+        for (form, output) in forms {
+            for full in [false, true] {
+                let arguments = full ? form + ["--retries", "2"] : form
+                try ageRecord()
+                try? FileManager.default.removeItem(atPath: out)
+                let hitsBefore = try diskHits()
+                let result = try run(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                if let output {
+                    #expect(FileManager.default.contents(atPath: output) == Data(png), "\(arguments)")
+                    #expect(result.stdout.isEmpty)
+                } else {
+                    #expect(result.stdout == png, "\(arguments)")
+                }
+                let expectedLog = form.contains("-v") ? "imgcache: served from disk: \(url)\n" : ""
+                #expect(result.stderr == expectedLog, "\(arguments)")
+                #expect(try diskHits() == hitsBefore + 1, "\(arguments)")
+                #expect(try lastUse().timeIntervalSinceNow > -60, "\(arguments): last use not updated")
+            }
+        }
+        #expect(server.requestCount(for: "/x.png") == 1)
+    }
+
+    @Test func aWriteErrorReadsTheSameOnBothPaths() throws {
+        server.route("/y.png", .ok(png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"]))
+        let url = server.url("/y.png")
+        #expect(try run(["fetch", url]).status == 0)
+        let form = ["fetch", url, "-o", "\(cache.path)/no/such/dir/out.png"]
+        let fast = try run(form)
+        let full = try run(form + ["--retries", "2"])
+        #expect(fast.status != 0)
+        #expect(fast.status == full.status)
+        #expect(fast.stderr == full.stderr)
+        #expect(fast.stderr.hasPrefix("imgcache: \(url): "))
+    }
+
+    @Test func aStaleEntryOrAMissTakesTheFullPath() throws {
+        server.route("/z.png", .ok(png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=0",
+                                                  "ETag": "\"z1\""]))
+        let url = server.url("/z.png")
+        let miss = try run(["fetch", "-v", url])
+        #expect(miss.status == 0)
+        #expect(miss.stdout == png)
+        #expect(miss.stderr.contains("stored: \(url)"))
+        let stale = try run(["fetch", "-v", url])
+        #expect(stale.status == 0)
+        #expect(stale.stdout == png)
+        #expect(!stale.stderr.contains("served from disk: \(url)\n"))
+        #expect(server.requestCount(for: "/z.png") == 2)
+    }
+}
