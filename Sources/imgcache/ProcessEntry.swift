@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The process's entry point, synchronous so that a warm cache hit starts
 /// no concurrency runtime, no thread and no argument parser: `WarmHit`

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import imgcache
 
 /// Which command lines the warm-hit path takes; everything else goes to the
@@ -9,8 +10,10 @@ import Testing
     @Test func plainHitsAreTaken() throws {
         let plain = try #require(WarmHitPlan(arguments: ["fetch", url]))
         #expect(plain.url == url && plain.output == nil && plain.cacheDirectory == nil && !plain.verbose)
-        let full = try #require(WarmHitPlan(arguments: ["--cache-dir", "/c", "-v", "fetch", "--no-progress", "-oout", url]))
-        #expect(full.url == url && full.output == "out" && full.cacheDirectory == "/c" && full.verbose && full.noProgress)
+        let full = try #require(
+            WarmHitPlan(arguments: ["--cache-dir", "/c", "-v", "fetch", "--no-progress", "-oout", url]))
+        #expect(
+            full.url == url && full.output == "out" && full.cacheDirectory == "/c" && full.verbose && full.noProgress)
         #expect(WarmHitPlan(arguments: ["fetch", "--cache-dir=/c", "--output", "-", "-q", url])?.output == "-")
         #expect(WarmHitPlan(arguments: ["fetch", "--quiet", url])?.quiet == true)
     }
@@ -20,7 +23,8 @@ import Testing
             [], ["fetch"], ["stat", url], ["help", "fetch"], ["fetch", url, url], ["fetch", "ftp://x/a.png"],
             ["fetch", "--json", url], ["fetch", "--path", url], ["fetch", "--progress", url], ["fetch", "-qv", url],
             ["fetch", "-q", "-v", url], ["fetch", "-v", "-v", url], ["fetch", "-o", "a", "-o", "b", url],
-            ["fetch", "--retries", "2", url], ["fetch", "--offline", url], ["fetch", "-o"], ["fetch", "--cache-dir", "", url],
+            ["fetch", "--retries", "2", url], ["fetch", "--offline", url], ["fetch", "-o"],
+            ["fetch", "--cache-dir", "", url],
             ["fetch", "--", url], ["fetch", "--decode", "ppm", url], ["fetch", "--no-remote-storage", url],
             ["fetch", "-H", "Accept: image/*", url], ["-q", "stat"],
         ]

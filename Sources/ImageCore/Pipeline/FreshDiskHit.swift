@@ -10,7 +10,8 @@ extension ImageManager {
         guard readOnlyReason == nil, !request.decodesPixels, request.encoding == nil else { return nil }
         let key = key(for: request.url)
         guard let cached = try? disk.lookup(key),
-              CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve else { return nil }
+            CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve
+        else { return nil }
         statistics.add(.diskHits)
         events.emit("served from disk: \(request.url)")
         return diskResponse(cached, request, key)

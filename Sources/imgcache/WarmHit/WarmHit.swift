@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ImageCore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `fetch`'s warm-hit path: a fresh disk hit for a `WarmHitPlan` is served
 /// synchronously, on the main thread, with no concurrency runtime, no
@@ -36,7 +37,7 @@ enum WarmHit {
         do {
             try write(response.bytes, to: plan.output)
         } catch {
-            let failure = coreError(error)
+            let failure = ImageCoreError(reporting: error)
             StandardStreams.printError("imgcache: \(plan.url): \(failure.message)")
             status = ExitStatus.code(for: failure.kind)
         }
@@ -62,7 +63,8 @@ enum WarmHit {
         configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
         configuration.cache.remoteStorage = []
         configuration.events = verbose ? EventLog { line in StandardStreams.printError("imgcache: \(line)") } : .silent
-        return try ImageManager(configuration: configuration, decoder: ImageDecoder(limits: .default, appliesOrientation: true))
+        return try ImageManager(
+            configuration: configuration, decoder: ImageDecoder(limits: .default, appliesOrientation: true))
     }
 
     /// Writes the bytes where `FetchOutput` would: the -o file (atomically), else stdout.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The synchronous warm-hit path (`WarmHit`) against the full path: the same
@@ -36,8 +37,9 @@ import Testing
     func ageRecord() throws {
         let entries = FileManager.default.enumerator(atPath: "\(cache.path)/entries")?.allObjects as? [String] ?? []
         let record = try #require(entries.first { $0.hasSuffix(".meta") })
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3 * 86_400)],
-                                              ofItemAtPath: "\(cache.path)/entries/\(record)")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3 * 86_400)],
+            ofItemAtPath: "\(cache.path)/entries/\(record)")
     }
 
     @Test func aHitIsAnsweredAlikeByBothPaths() throws {
@@ -89,8 +91,14 @@ import Testing
     }
 
     @Test func aStaleEntryOrAMissTakesTheFullPath() throws {
-        server.route("/z.png", .ok(png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=0",
-                                                  "ETag": "\"z1\""]))
+        server.route(
+            "/z.png",
+            .ok(
+                png,
+                headers: [
+                    "Content-Type": "image/png", "Cache-Control": "max-age=0",
+                    "ETag": "\"z1\"",
+                ]))
         let url = server.url("/z.png")
         let miss = try run(["fetch", "-v", url])
         #expect(miss.status == 0)
