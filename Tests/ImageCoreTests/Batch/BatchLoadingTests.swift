@@ -58,7 +58,7 @@ import Testing
         #expect(!rendition.needsPixels)
         rendition.scale = .fit(width: 8, height: 8)
         rendition.encoding = .matchingOriginal
-        #expect(rendition.variantName == "thumbnail=8x8,encode=original,quality=default,orient=1")
+        #expect(rendition.variantName == "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1")
         rendition.scale = .maxPixels(1000)
         rendition.frame = 2
         rendition.encoding = .format(.webp)
