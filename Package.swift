@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "ImageCore", targets: ["ImageCore"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2")
     ],
     targets: [
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -23,7 +23,9 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // Links libcrypto (libssl-dev) for SHA-256; xxHash (libxxhash-dev) is header-only.
-        .target(name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CAVIF"], linkerSettings: [.linkedLibrary("crypto")]),
+        .target(
+            name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CAVIF"],
+            linkerSettings: [.linkedLibrary("crypto")]),
         .target(
             name: "ImageCore",
             dependencies: [
@@ -55,7 +57,10 @@ let package = Package(
         // built binary against the loopback server.
         .testTarget(
             name: "imgcacheTests",
-            dependencies: ["imgcache", "ImageCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "imgcache", "ImageCore", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSwift
         ),
     ],
@@ -70,6 +75,8 @@ var strictSwift: [SwiftSetting] {
     var settings: [SwiftSetting] = [
         .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault"),
     ]
-    if Context.environment["IMGCACHE_WARNINGS_AS_ERRORS"] != nil { settings.append(.unsafeFlags(["-warnings-as-errors"])) }
+    if Context.environment["IMGCACHE_WARNINGS_AS_ERRORS"] != nil {
+        settings.append(.unsafeFlags(["-warnings-as-errors"]))
+    }
     return settings
 }

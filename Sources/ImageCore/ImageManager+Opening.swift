@@ -12,7 +12,8 @@ extension ImageManager {
     /// A manager with the standard decoder for `configuration.limits`, which
     /// turns JPEGs upright per their EXIF orientation when `appliesOrientation`.
     package convenience init(configuration: Configuration, appliesOrientation: Bool) throws {
-        try self.init(configuration: configuration,
-                      decoder: ImageDecoder(limits: configuration.limits, appliesOrientation: appliesOrientation))
+        try self.init(
+            configuration: configuration,
+            decoder: ImageDecoder(limits: configuration.limits, appliesOrientation: appliesOrientation))
     }
 }

@@ -61,7 +61,9 @@ public final class ImageManager: Sendable {
         disk = DiskCache(directory: configuration.directory, statistics: statistics, events: configuration.events)
         failedURLs = FailedURLRegistry(directory: configuration.directory, timeToLive: configuration.cache.failedTTL)
         let network = NetworkHandle()
-        remote = configuration.cache.remoteStorage.isEmpty ? nil
+        remote =
+            configuration.cache.remoteStorage.isEmpty
+            ? nil
             : RemoteCache(configuration.cache.remoteStorage, statistics: statistics, events: events) { try network() }
         // HTTP remotes share the origin's downloader (one multi handle, reused connections).
         network.attach { [weak self] in
@@ -109,9 +111,10 @@ public final class ImageManager: Sendable {
         if request.retriesFailed { _ = try? failedURLs.remove(key, requestDigest: requestDigest) }
         // A caller that joined another's download got it without a transfer
         // of its own: from this process's memory, as far as it can tell.
-        return ImageResponse(url: request.url, key: key, source: joined ? .memory : fetched.source,
-                             info: fetched.info, bytes: fetched.bytes, entry: fetched.stored?.entry,
-                             path: fetched.stored?.path)
+        return ImageResponse(
+            url: request.url, key: key, source: joined ? .memory : fetched.source,
+            info: fetched.info, bytes: fetched.bytes, entry: fetched.stored?.entry,
+            path: fetched.stored?.path)
     }
 
     /// Ends a run: waits for background revalidations and remote uploads; if
@@ -133,7 +136,9 @@ public final class ImageManager: Sendable {
 
     /// Deletes `url`'s entry from every writable remote storage (`purge --remote`):
     /// per storage (masked), whether it held one, or why deleting failed.
-    public func removeFromRemoteStorage(_ url: String) async -> [(storage: String, outcome: Result<Bool, ImageCoreError>)] {
+    public func removeFromRemoteStorage(
+        _ url: String
+    ) async -> [(storage: String, outcome: Result<Bool, ImageCoreError>)] {
         await remote?.remove(key(for: url)) ?? []
     }
 

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension IMGCacheCommand {
     /// The subcommands' names, and `help`.
@@ -17,12 +18,15 @@ extension IMGCacheCommand {
     /// line on stderr with exit status 64, like every other error. Called
     /// by `ProcessEntry` when `WarmHit` does not answer.
     static func runCommandLine() async {
-        let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
+        let arguments = ArgumentNormalizer.normalize(
+            Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
         if arguments.isEmpty {
             StandardStreams.printError(UsageError.shortUsage)
             Glibc.exit(64)
         }
-        if arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-"), !subcommandNames.contains(arguments[1]) {
+        if arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-"),
+            !subcommandNames.contains(arguments[1])
+        {
             UsageError.exit(subcommand: "help", message: "no subcommand '\(arguments[1])'")
         }
         if subcommand(in: arguments) == nil, let first = arguments.first, ArgumentNormalizer.isGlobalOption(first) {

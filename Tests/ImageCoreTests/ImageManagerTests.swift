@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import ImageCore
 
 /// A loader that serves canned bodies from memory and counts what it was
@@ -32,8 +33,9 @@ final class CountingLoader: DataLoading {
             let path = "\(directory)/\(UUID().uuidString).part"
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             let now = WallClock.now()
-            return DownloadResponse(status: 200, effectiveURL: request.url, headers: ["etag": "\"x\"", "cache-control": "max-age=3600"],
-                                    bodyPath: path, bodySize: bytes.count, requestTime: now, responseTime: now)
+            return DownloadResponse(
+                status: 200, effectiveURL: request.url, headers: ["etag": "\"x\"", "cache-control": "max-age=3600"],
+                bodyPath: path, bodySize: bytes.count, requestTime: now, responseTime: now)
         case .failure(let error):
             throw error
         case nil:
@@ -63,8 +65,10 @@ final class CountingDecoder: ImageDecoding {
     let root = NSTemporaryDirectory() + "imgcache-manager-\(UUID().uuidString)"
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 1, count: 40)
 
-    func makeManager(_ answers: [String: CountingLoader.Answer], delay: Duration = .zero,
-                     decoder: CountingDecoder = CountingDecoder()) throws -> (ImageManager, CountingLoader) {
+    func makeManager(
+        _ answers: [String: CountingLoader.Answer], delay: Duration = .zero,
+        decoder: CountingDecoder = CountingDecoder()
+    ) throws -> (ImageManager, CountingLoader) {
         let directory = CacheDirectory(root: root)
         try directory.prepare()
         let loader = CountingLoader(directory: directory.temporary, answers: answers, delay: delay)
@@ -128,8 +132,9 @@ final class CountingDecoder: ImageDecoding {
         await #expect(throws: ImageCoreError.self) { try await manager.load(retry) }
         #expect(loader.requests(for: missing) == 2)
         // Nothing of the HTML page was stored.
-        #expect(try DiskCache(directory: CacheDirectory(root: root), statistics: Statistics())
-            .lookup(CacheKey(page)) == nil)
+        #expect(
+            try DiskCache(directory: CacheDirectory(root: root), statistics: Statistics())
+                .lookup(CacheKey(page)) == nil)
     }
 
     @Test func offlineMissIsNotCached() async throws {
@@ -156,7 +161,8 @@ final class CountingDecoder: ImageDecoding {
         #expect(response.path == nil)
         #expect(response.bytes == png)
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/tmp").isEmpty)
-        #expect(try DiskCache(directory: CacheDirectory(root: root), statistics: Statistics()).lookup(CacheKey(url)) == nil)
+        #expect(
+            try DiskCache(directory: CacheDirectory(root: root), statistics: Statistics()).lookup(CacheKey(url)) == nil)
     }
 
     @Test func decodesOnceForRepeatedLoadsInOneProcess() async throws {

@@ -28,8 +28,10 @@ package enum CLI {
 
     /// Runs `imgcache arguments...` (or another `executable`) with the cache
     /// in `cacheDir`, feeding `stdin`; kills it after `timeout` seconds.
-    package static func run(_ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
-                    timeout: Double = 60, executable: URL = executable) throws -> Result {
+    package static func run(
+        _ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
+        timeout: Double = 60, executable: URL = executable
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -55,7 +57,8 @@ package enum CLI {
             throw TimedOut(arguments: arguments)
         }
         process.waitUntilExit()
-        return Result(stdout: out.wait(), stderr: String(decoding: err.wait(), as: UTF8.self), status: process.terminationStatus)
+        return Result(
+            stdout: out.wait(), stderr: String(decoding: err.wait(), as: UTF8.self), status: process.terminationStatus)
     }
 
     /// Starts `imgcache` without waiting, for tests that signal it.

@@ -27,7 +27,9 @@ extension CommandSuite {
     package var cache: TemporaryDirectory { fixture.cache }
 
     /// Runs `imgcache arguments...` on the fixture's cache, feeding `stdin`.
-    package func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) throws -> CLI.Result {
+    package func run(
+        _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]
+    ) throws -> CLI.Result {
         try CLI.run(arguments, cacheDir: cache.path, stdin: stdin, environment: environment)
     }
 

@@ -44,16 +44,22 @@ extension Fixtures {
             .filter { !$0.contains(".truth.") && !$0.hasSuffix(".sh") }
             .filter { name in
                 var isDirectory: ObjCBool = false
-                return FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                return FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory)
                     && !isDirectory.boolValue
             }
         return try names.map { name in
             let bytes = try Self.bytes(name)
             let stem = name.split(separator: ".").dropLast().joined(separator: ".")
-            let truthName = names.isEmpty ? nil : ["\(stem).truth.pam", "\(stem).truth.ppm"].first {
-                FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
+            let truthName =
+                names.isEmpty
+                ? nil
+                : ["\(stem).truth.pam", "\(stem).truth.ppm"].first {
+                    FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
+                }
+            let truth = try truthName.map {
+                try NetpbmImage([UInt8](Data(contentsOf: directory.appendingPathComponent($0))))
             }
-            let truth = try truthName.map { try NetpbmImage([UInt8](Data(contentsOf: directory.appendingPathComponent($0)))) }
             return File(name: name, bytes: bytes, truth: truth)
         }
     }

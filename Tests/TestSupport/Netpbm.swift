@@ -13,11 +13,15 @@ package struct NetpbmImage {
         func fail() -> any Error { CocoaError(.fileReadCorruptFile) }
         var index = 0
         func token() -> String {
-            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D {
+            while index < bytes.count,
+                bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D
+            {
                 index += 1
             }
             let start = index
-            while index < bytes.count, !(bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D) {
+            while index < bytes.count,
+                !(bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D)
+            {
                 index += 1
             }
             return String(decoding: bytes[start..<index], as: UTF8.self)
@@ -36,7 +40,7 @@ package struct NetpbmImage {
             }
             index += 1
             guard let w = fields["WIDTH"].flatMap(Int.init), let h = fields["HEIGHT"].flatMap(Int.init),
-                  let d = fields["DEPTH"].flatMap(Int.init), let m = fields["MAXVAL"].flatMap(Int.init)
+                let d = fields["DEPTH"].flatMap(Int.init), let m = fields["MAXVAL"].flatMap(Int.init)
             else { throw fail() }
             (width, height, depth, maxValue) = (w, h, d, m)
         } else {

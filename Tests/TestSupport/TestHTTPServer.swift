@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real HTTP/1.1 server on 127.0.0.1 for behaviour tests, with a route
@@ -246,7 +246,8 @@ package final class TestHTTPServer: Sendable {
             var offset = 0
             while offset < bytes.count {
                 let chunk = Array(bytes[offset..<min(bytes.count, offset + size)])
-                guard send(client, Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)) else {
+                guard send(client, Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8))
+                else {
                     return false
                 }
                 offset += size
@@ -255,8 +256,9 @@ package final class TestHTTPServer: Sendable {
         case .ranged(let bytes, let etag, let cutAfter):
             var start = 0
             if let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
-               let offset = Int(range.dropFirst(6).dropLast()), offset < bytes.count,
-               request.header("If-Range").map({ $0 == etag }) ?? true {
+                let offset = Int(range.dropFirst(6).dropLast()), offset < bytes.count,
+                request.header("If-Range").map({ $0 == etag }) ?? true
+            {
                 start = offset
             }
             var headers = ["ETag": etag]
@@ -294,7 +296,9 @@ package final class TestHTTPServer: Sendable {
     private func send(_ client: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return false }
             offset += sent
         }
@@ -314,10 +318,13 @@ package final class TestHTTPServer: Sendable {
                 guard requestLine.count >= 2 else { return nil }
                 let headers = lines.compactMap { line -> (String, String)? in
                     guard let colon = line.firstIndex(of: ":") else { return nil }
-                    return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                    return (
+                        String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    )
                 }
-                return Request(method: String(requestLine[0]), path: String(requestLine[1]),
-                               headers: headers.map { (name: $0.0, value: $0.1) }, receivedAt: Date().timeIntervalSince1970)
+                return Request(
+                    method: String(requestLine[0]), path: String(requestLine[1]),
+                    headers: headers.map { (name: $0.0, value: $0.1) }, receivedAt: Date().timeIntervalSince1970)
             }
             guard buffer.count < 65536, !isStopped else { return nil }
             var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+
 @testable import imgcache
 
 /// The command line as getopt-trained hands type it (issue 15, items 1–4 and
@@ -10,7 +11,8 @@ import Testing
     let url = "http://127.0.0.1:9/a.png"
 
     func parse(_ arguments: [String]) throws -> any ParsableCommand {
-        try IMGCacheCommand.parseAsRoot(ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames))
+        try IMGCacheCommand.parseAsRoot(
+            ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames))
     }
 
     /// The usage error line `arguments` give, or nil if they parse.
@@ -20,7 +22,8 @@ import Testing
             _ = try IMGCacheCommand.parseAsRoot(normalized)
             return nil
         } catch {
-            return UsageError.line(subcommand: IMGCacheCommand.subcommand(in: normalized), message: IMGCacheCommand.message(for: error))
+            return UsageError.line(
+                subcommand: IMGCacheCommand.subcommand(in: normalized), message: IMGCacheCommand.message(for: error))
         }
     }
 
@@ -30,8 +33,9 @@ import Testing
         let prefetch = try #require(try parse(["prefetch", "-j6", "urls.txt"]) as? IMGCacheCommand.Prefetch)
         #expect(prefetch.concurrency == 6)
         #expect(prefetch.file == "urls.txt")
-        let fetch = try #require(try parse(["fetch", "-oout.png", "-H", "X-A: 1", "-HAccept: image/*", "-uuser:pw", url])
-            as? IMGCacheCommand.Fetch)
+        let fetch = try #require(
+            try parse(["fetch", "-oout.png", "-H", "X-A: 1", "-HAccept: image/*", "-uuser:pw", url])
+                as? IMGCacheCommand.Fetch)
         #expect(fetch.output == ["out.png"])
         #expect(fetch.download.header == ["X-A: 1", "Accept: image/*"])
         #expect(fetch.download.user == "user:pw")
@@ -52,7 +56,8 @@ import Testing
         var letters: Set<Character> = []
         for command in IMGCacheCommand.configuration.subcommands {
             let help = command.helpMessage(columns: 400)
-            let pattern = try NSRegularExpression(pattern: #"^\s+-([A-Za-z]), --[a-z-]+ <"#, options: .anchorsMatchLines)
+            let pattern = try NSRegularExpression(
+                pattern: #"^\s+-([A-Za-z]), --[a-z-]+ <"#, options: .anchorsMatchLines)
             for match in pattern.matches(in: help, range: NSRange(help.startIndex..., in: help)) {
                 letters.insert(Character(String(help[Range(match.range(at: 1), in: help)!])))
             }
@@ -67,13 +72,18 @@ import Testing
         #expect(stat.global.cacheDirectory == "/tmp/c")
         let clean = try #require(try parse(["-q", "clean"]) as? IMGCacheCommand.Clean)
         #expect(clean.global.quiet)
-        let purge = try #require(try parse(["--json", "-v", "--cache-dir=/d", "purge", "--all"]) as? IMGCacheCommand.Purge)
+        let purge = try #require(
+            try parse(["--json", "-v", "--cache-dir=/d", "purge", "--all"]) as? IMGCacheCommand.Purge)
         #expect(purge.global.json && purge.global.verbose && purge.all)
         #expect(purge.global.cacheDirectory == "/d")
-        let fetch = try #require(try parse(["--no-progress", "fetch", "--cache-dir", "/e", url]) as? IMGCacheCommand.Fetch)
+        let fetch = try #require(
+            try parse(["--no-progress", "fetch", "--cache-dir", "/e", url]) as? IMGCacheCommand.Fetch)
         #expect(fetch.global.progress == false)
         #expect(fetch.global.cacheDirectory == "/e")
-        #expect(ArgumentNormalizer.normalize(["-q", "help", "fetch"], subcommands: IMGCacheCommand.subcommandNames) == ["help", "fetch"])
+        #expect(
+            ArgumentNormalizer.normalize(["-q", "help", "fetch"], subcommands: IMGCacheCommand.subcommandNames) == [
+                "help", "fetch",
+            ])
     }
 
     /// Every global option the definitions declare is one the normalizer moves.
@@ -85,29 +95,42 @@ import Testing
             .filter { !["-h", "--help"].contains($0) }
         let usage = help.split(separator: "\n").prefix { !$0.hasPrefix("OPTIONS") }.joined()
         for name in names where usage.contains(name) {
-            #expect(ArgumentNormalizer.globalFlags.contains(name) || ArgumentNormalizer.globalOptionsTakingValue.contains(name),
-                    "\(name) is global but ArgumentNormalizer does not move it")
+            #expect(
+                ArgumentNormalizer.globalFlags.contains(name)
+                    || ArgumentNormalizer.globalOptionsTakingValue.contains(name),
+                "\(name) is global but ArgumentNormalizer does not move it")
         }
     }
 
     // 3. Negative numbers and zero sizes.
 
     @Test func negativeNumbersReachValidation() {
-        #expect(usageError(["fetch", "--timeout", "-5", url]) == "imgcache: fetch: --timeout must be positive (see 'imgcache help fetch')")
-        #expect(usageError(["fetch", "--retries", "-1", url]) == "imgcache: fetch: --retries must be 0 to 10 (see 'imgcache help fetch')")
-        #expect(usageError(["prefetch", "-j", "-2"]) == "imgcache: prefetch: --concurrency must be 1 to 256 (see 'imgcache help prefetch')")
+        #expect(
+            usageError(["fetch", "--timeout", "-5", url])
+                == "imgcache: fetch: --timeout must be positive (see 'imgcache help fetch')")
+        #expect(
+            usageError(["fetch", "--retries", "-1", url])
+                == "imgcache: fetch: --retries must be 0 to 10 (see 'imgcache help fetch')")
+        #expect(
+            usageError(["prefetch", "-j", "-2"])
+                == "imgcache: prefetch: --concurrency must be 1 to 256 (see 'imgcache help prefetch')")
         #expect(usageError(["fetch", "--timeout=-5", url]) == usageError(["fetch", "--timeout", "-5", url]))
-        #expect(usageError(["fetch", "--thumbnail", "0x0", url])?.contains("--thumbnail sizes must be positive") == true)
+        #expect(
+            usageError(["fetch", "--thumbnail", "0x0", url])?.contains("--thumbnail sizes must be positive") == true)
         #expect(usageError(["fetch", "--thumbnail", "big", url])?.contains("--thumbnail must be WIDTHxHEIGHT") == true)
     }
 
     // 4. One-line usage errors.
 
     @Test func usageErrorsAreOneLine() {
-        #expect(usageError(["fetch", "--bogus", url]) == "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')")
+        #expect(
+            usageError(["fetch", "--bogus", url])
+                == "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')")
         #expect(usageError(["fetch"])?.hasPrefix("imgcache: fetch: missing expected argument") == true)
         #expect(usageError(["nosuch"]) == "imgcache: unexpected argument 'nosuch' (see 'imgcache --help')")
-        for arguments in [["fetch", "--bogus"], ["stat", "--max-age", "1d"], ["clean", "--max-age", "soon"], ["prefetch", "a", "b"]] {
+        for arguments in [
+            ["fetch", "--bogus"], ["stat", "--max-age", "1d"], ["clean", "--max-age", "soon"], ["prefetch", "a", "b"],
+        ] {
             let line = usageError(arguments)
             #expect(line?.contains("\n") == false, "\(arguments)")
             #expect(line?.hasPrefix("imgcache: \(arguments[0]): ") == true, "\(String(describing: line))")
@@ -117,7 +140,9 @@ import Testing
     // 6. purge needs to be told what to remove.
 
     @Test func purgeWithoutATargetIsAUsageError() throws {
-        #expect(usageError(["purge"]) == "imgcache: purge: give URLs, --all or --failed; nothing was removed (see 'imgcache help purge')")
+        #expect(
+            usageError(["purge"])
+                == "imgcache: purge: give URLs, --all or --failed; nothing was removed (see 'imgcache help purge')")
         #expect(usageError(["purge", "--all", url]) != nil)
         #expect(usageError(["purge", "--all", "--failed"]) != nil)
         #expect(usageError(["purge", "--all"]) == nil)

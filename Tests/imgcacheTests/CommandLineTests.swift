@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import imgcache
 
 /// The built binary against the loopback server (issue 15, items 4, 6, 8 and 12).
@@ -57,7 +58,9 @@ import TestSupport
         #expect(try run("fetch", "-o", "/dev/null", url).status == 0)
         let bare = try run("purge")
         #expect(bare.status == 64)
-        #expect(bare.stderr == "imgcache: purge: give URLs, --all or --failed; nothing was removed (see 'imgcache help purge')\n")
+        #expect(
+            bare.stderr
+                == "imgcache: purge: give URLs, --all or --failed; nothing was removed (see 'imgcache help purge')\n")
         #expect(try run("stat", "-q", url).status == 0, "a bare purge removed the entry")
         let removed = try run("purge", url, server.url("/other.png"))
         #expect(removed.status == 0)
@@ -93,9 +96,13 @@ import TestSupport
     @Test func cleanAndPrefetchSummariesAgreeInNumber() throws {
         let url = server.url("/a.png")
         let prefetch = try CLI.run(["prefetch"], cacheDir: cache.path, stdin: Array("\(url)\n\(url)\n".utf8))
-        #expect(prefetch.stderr == "2 URLs (1 distinct): 1 downloaded, 1 already cached, 0 revalidated, 0 failed, 0 skipped\n")
+        #expect(
+            prefetch.stderr
+                == "2 URLs (1 distinct): 1 downloaded, 1 already cached, 0 revalidated, 0 failed, 0 skipped\n")
         let clean = try run("clean", "--dry-run", "--max-size", "1")
-        #expect(clean.stdoutText.hasPrefix("Would remove 1 entry (0 unused too long, 1 over the size limit)"), "\(clean.stdoutText)")
+        #expect(
+            clean.stdoutText.hasPrefix("Would remove 1 entry (0 unused too long, 1 over the size limit)"),
+            "\(clean.stdoutText)")
         #expect(clean.stdoutText.contains("; 0 failed-URL records, 0 stray files. "), "\(clean.stdoutText)")
         #expect(!clean.stdoutText.contains("(s)"))
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Shell completions, `make uninstall` and `make deps`'s package choice
 /// (issue 15, items 10 and 13).
@@ -10,7 +10,8 @@ import TestSupport
 
     func shell(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> CLI.Result {
         let scratch = try TemporaryDirectory()
-        return try CLI.run(arguments, cacheDir: scratch.path, environment: environment, executable: URL(fileURLWithPath: executable))
+        return try CLI.run(
+            arguments, cacheDir: scratch.path, environment: environment, executable: URL(fileURLWithPath: executable))
     }
 
     /// bash's answer to `imgcache WORDS<TAB>`, from the generated completion script.
@@ -49,17 +50,21 @@ import TestSupport
 
     @Test func uninstallRemovesWhatInstallPuts() throws {
         let destination = try TemporaryDirectory()
-        let files = ["bin/imgcache", "share/man/man1/imgcache.1", "share/bash-completion/completions/imgcache",
-                     "share/zsh/site-functions/_imgcache", "share/fish/vendor_completions.d/imgcache.fish"]
+        let files = [
+            "bin/imgcache", "share/man/man1/imgcache.1", "share/bash-completion/completions/imgcache",
+            "share/zsh/site-functions/_imgcache", "share/fish/vendor_completions.d/imgcache.fish",
+        ]
         for file in files {
             let path = "\(destination.path)/usr/local/\(file)"
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         }
         let result = try shell("/usr/bin/make", ["-s", "-C", Self.root, "uninstall", "DESTDIR=\(destination.path)"])
         #expect(result.status == 0, "\(result.stderr)")
         for file in files {
-            #expect(!FileManager.default.fileExists(atPath: "\(destination.path)/usr/local/\(file)"), "\(file) left behind")
+            #expect(
+                !FileManager.default.fileExists(atPath: "\(destination.path)/usr/local/\(file)"), "\(file) left behind")
         }
     }
 

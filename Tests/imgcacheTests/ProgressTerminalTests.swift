@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `fetch` with stdout and stderr on a pseudo-terminal (util-linux
 /// `script`), the screen rebuilt from what was written (issue 15, item 5):
@@ -86,7 +86,8 @@ import TestSupport
 
     @Test func anErrorUnderTheBarStartsAtTheLeftMargin() throws {
         server.route("/ok.png", .ok(Fixtures.tinyPNG))
-        let screen = Self.screen(try runOnTerminal(["--progress", "fetch", server.url("/ok.png"), server.url("/gone.png")]))
+        let screen = Self.screen(
+            try runOnTerminal(["--progress", "fetch", server.url("/ok.png"), server.url("/gone.png")]))
         #expect(screen.contains { $0.hasPrefix("\(server.url("/ok.png")): PNG") }, "\(screen)")
         #expect(screen.contains("imgcache: \(server.url("/gone.png")): HTTP 404 Not Found"), "\(screen)")
         #expect(screen.count == 2, "\(screen)")

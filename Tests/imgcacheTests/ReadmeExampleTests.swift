@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every command of the README's "Use" block, run by bash as written, with
 /// its placeholders (URL, URL1…, anim.gif, urls.txt) pointing at the loopback
@@ -18,7 +18,8 @@ import TestSupport
         let body = try #require(block.range(of: "```")).lowerBound
         return block[..<body].split(separator: "\n").map { line in
             // The comments start after a run of spaces and a '#'.
-            let code = line.range(of: #"\s{2,}# "#, options: .regularExpression).map { line[..<$0.lowerBound] } ?? line[...]
+            let code =
+                line.range(of: #"\s{2,}# "#, options: .regularExpression).map { line[..<$0.lowerBound] } ?? line[...]
             return code.trimmingCharacters(in: .whitespaces)
         }.filter { !$0.isEmpty }
     }
@@ -27,7 +28,9 @@ import TestSupport
         let server = try TestHTTPServer()
         let cache = try TemporaryDirectory()
         let work = try TemporaryDirectory()
-        for name in ["cat.jpg", "1.png", "2.png", "3.png", "anim.gif", "x.png"] { server.route("/\(name)", .ok(Fixtures.tinyPNG)) }
+        for name in ["cat.jpg", "1.png", "2.png", "3.png", "anim.gif", "x.png"] {
+            server.route("/\(name)", .ok(Fixtures.tinyPNG))
+        }
         try Data([server.url("/1.png"), server.url("/2.png")].joined(separator: "\n").utf8)
             .write(to: URL(fileURLWithPath: "\(work.path)/urls.txt"))
         let substitutions: [(String, String)] = [
@@ -49,9 +52,12 @@ import TestSupport
 
     /// Runs `line` with bash (pipefail, so a failing stage counts), `imgcache` on the PATH.
     func bash(_ line: String, in directory: String, cacheDir: String) throws -> CLI.Result {
-        let path = CLI.executable.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let path =
+            CLI.executable.deletingLastPathComponent().path + ":"
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let script = "cd '\(directory)' && \(line)"
-        return try CLI.run(["-o", "pipefail", "-c", script], cacheDir: cacheDir, environment: ["PATH": path],
-                           executable: URL(fileURLWithPath: "/bin/bash"))
+        return try CLI.run(
+            ["-o", "pipefail", "-c", script], cacheDir: cacheDir, environment: ["PATH": path],
+            executable: URL(fileURLWithPath: "/bin/bash"))
     }
 }

@@ -41,8 +41,10 @@ extension ImageManager {
     /// input order, each as soon as it and every earlier one are done (a fast
     /// second URL waits for a slow first). `completed` hears each index as
     /// it finishes, in completion order, for a progress display.
-    public func loadInOrder(_ requests: [ImageRequest], completed: (Int) -> Void = { _ in },
-                            deliver: (Int, ImageLoadResult) -> Void) async {
+    public func loadInOrder(
+        _ requests: [ImageRequest], completed: (Int) -> Void = { _ in },
+        deliver: (Int, ImageLoadResult) -> Void
+    ) async {
         await withTaskGroup(of: (Int, ImageLoadResult).self) { group in
             for (index, request) in requests.enumerated() {
                 group.addTask { (index, await self.timedLoad(request)) }

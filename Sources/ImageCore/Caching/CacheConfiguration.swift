@@ -24,27 +24,37 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// so a typo cannot silently disable a limit.
     public init(parsing text: String, source: String) throws {
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?.trimmingSpaces() ?? ""
+            let line =
+                rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?.trimmingSpaces()
+                ?? ""
             if line.isEmpty { continue }
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
             guard parts.count == 2 else { throw invalid(source, number, "expected 'key = value'") }
             let (key, value) = (String(parts[0]), String(parts[1]))
             switch key {
             case "max-age":
-                guard let seconds = Quantities.parseDuration(value) else { throw invalid(source, number, "bad duration '\(value)'") }
+                guard let seconds = Quantities.parseDuration(value) else {
+                    throw invalid(source, number, "bad duration '\(value)'")
+                }
                 maxAge = seconds
             case "max-size":
                 if value == "none" || value == "0" {
                     maxSize = nil
                 } else {
-                    guard let bytes = Quantities.parseSize(value) else { throw invalid(source, number, "bad size '\(value)'") }
+                    guard let bytes = Quantities.parseSize(value) else {
+                        throw invalid(source, number, "bad size '\(value)'")
+                    }
                     maxSize = bytes
                 }
             case "failed-ttl":
-                guard let seconds = Quantities.parseDuration(value) else { throw invalid(source, number, "bad duration '\(value)'") }
+                guard let seconds = Quantities.parseDuration(value) else {
+                    throw invalid(source, number, "bad duration '\(value)'")
+                }
                 failedTTL = seconds
             case "memory-limit":
-                guard let bytes = Quantities.parseSize(value) else { throw invalid(source, number, "bad size '\(value)'") }
+                guard let bytes = Quantities.parseSize(value) else {
+                    throw invalid(source, number, "bad size '\(value)'")
+                }
                 memoryLimit = bytes
             case "remote-storage":
                 do {

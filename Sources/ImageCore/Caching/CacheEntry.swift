@@ -28,8 +28,10 @@ public struct CacheEntry: Sendable, Equatable {
     public var path: String?
 
     /// Creates a record.
-    public init(key: String, url: String, info: ImageInfo, byteCount: Int, checksum: String, storedAt: Double,
-                response: StoredResponse = StoredResponse(), dataFileName: String) {
+    public init(
+        key: String, url: String, info: ImageInfo, byteCount: Int, checksum: String, storedAt: Double,
+        response: StoredResponse = StoredResponse(), dataFileName: String
+    ) {
         self.key = key
         self.url = url
         self.info = info
@@ -138,33 +140,40 @@ extension CacheEntry {
             let (name, value) = (line[..<space], line[line.index(after: space)...])
             if name == "variant" {
                 let parts = value.split(separator: " ")
-                guard parts.count == 4, let count = Int(parts[1]), parts[2].count == 32, !parts[0].contains("/") else { return nil }
-                variants.append(Variant(transform: String(parts[3]), fileName: String(parts[0]), byteCount: count,
-                                        checksum: String(parts[2])))
+                guard parts.count == 4, let count = Int(parts[1]), parts[2].count == 32, !parts[0].contains("/") else {
+                    return nil
+                }
+                variants.append(
+                    Variant(
+                        transform: String(parts[3]), fileName: String(parts[0]), byteCount: count,
+                        checksum: String(parts[2])))
             } else {
                 fields[name] = value
             }
         }
         guard let key = fields["key"], let url = fields["url"],
-              let format = fields["format"].flatMap({ ImageFormat(rawValue: String($0)) }),
-              let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
-              let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
-              let checksum = fields["xxh3"], checksum.count == 32,
-              let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
-              !data.contains("/")
+            let format = fields["format"].flatMap({ ImageFormat(rawValue: String($0)) }),
+            let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
+            let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
+            let checksum = fields["xxh3"], checksum.count == 32,
+            let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
+            !data.contains("/")
         else { return nil }
-        self.init(key: String(key), url: String(url),
-                  info: ImageInfo(format: format, width: width, height: height, frameCount: frames,
-                                  loopCount: fields["loop"].flatMap { Int($0) },
-                                  orientation: fields["orientation"].flatMap { Int($0) } ?? 1),
-                  byteCount: byteCount, checksum: String(checksum), storedAt: storedAt,
-                  response: StoredResponse(etag: fields["etag"].map(String.init),
-                                           lastModified: fields["last-modified"].map(String.init),
-                                           cacheControl: fields["cache-control"].map(String.init),
-                                           freshUntil: fields["fresh-until"].flatMap { Double($0) },
-                                           vary: fields["vary"].map(String.init),
-                                           variantKey: fields["vary-key"].map(String.init)),
-                  dataFileName: String(data))
+        self.init(
+            key: String(key), url: String(url),
+            info: ImageInfo(
+                format: format, width: width, height: height, frameCount: frames,
+                loopCount: fields["loop"].flatMap { Int($0) },
+                orientation: fields["orientation"].flatMap { Int($0) } ?? 1),
+            byteCount: byteCount, checksum: String(checksum), storedAt: storedAt,
+            response: StoredResponse(
+                etag: fields["etag"].map(String.init),
+                lastModified: fields["last-modified"].map(String.init),
+                cacheControl: fields["cache-control"].map(String.init),
+                freshUntil: fields["fresh-until"].flatMap { Double($0) },
+                vary: fields["vary"].map(String.init),
+                variantKey: fields["vary-key"].map(String.init)),
+            dataFileName: String(data))
         self.variants = variants
     }
 

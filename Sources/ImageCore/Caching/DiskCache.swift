@@ -48,8 +48,10 @@ public final class DiskCache: Sendable {
 
     /// Stores `bytes` (also found in the file at `temporaryPath`, which is
     /// consumed) under `key`, replacing any older entry.
-    public func store(_ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
-                      response: StoredResponse) throws -> CachedData {
+    public func store(
+        _ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
+        response: StoredResponse
+    ) throws -> CachedData {
         let checksum = Digest.xxh3Hex(bytes)
         let dataPath = directory.dataPath(key.hash, checksum: checksum, byteCount: bytes.count, format: info.format)
         let source = try temporaryPath ?? POSIXFile.writeTemporary(bytes, in: directory.temporary)
@@ -57,10 +59,12 @@ public final class DiskCache: Sendable {
 
         let previous = try? readEntry(key.hash)
         let now = WallClock.now()
-        var entry = CacheEntry(key: key.string, url: url, info: info, byteCount: bytes.count, checksum: checksum,
-                               storedAt: now, response: response, dataFileName: String(dataPath.split(separator: "/").last!))
-        try POSIXFile.writeAtomically(entry.serialized(), to: directory.metadataPath(key.hash),
-                                      temporaryDirectory: directory.shard(directory.entries, key.hash))
+        var entry = CacheEntry(
+            key: key.string, url: url, info: info, byteCount: bytes.count, checksum: checksum,
+            storedAt: now, response: response, dataFileName: String(dataPath.split(separator: "/").last!))
+        try POSIXFile.writeAtomically(
+            entry.serialized(), to: directory.metadataPath(key.hash),
+            temporaryDirectory: directory.shard(directory.entries, key.hash))
         entry.lastUsed = now
         entry.path = dataPath
         // New bytes: the old file and every variant made from it go.
@@ -76,8 +80,9 @@ public final class DiskCache: Sendable {
         var updated = entry
         updated.response = response
         guard let current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else { return updated }
-        try POSIXFile.writeAtomically(updated.serialized(), to: directory.metadataPath(key.hash),
-                                      temporaryDirectory: directory.shard(directory.entries, key.hash))
+        try POSIXFile.writeAtomically(
+            updated.serialized(), to: directory.metadataPath(key.hash),
+            temporaryDirectory: directory.shard(directory.entries, key.hash))
         updated.lastUsed = WallClock.now()
         return updated
     }
@@ -96,7 +101,7 @@ public final class DiskCache: Sendable {
     /// it is not kept or is damaged.
     public func variant(of entry: CacheEntry, key: CacheKey, transform: String) -> [UInt8]? {
         guard let variant = entry.variant(transform),
-              let bytes = try? POSIXFile.read("\(directory.shard(directory.entries, key.hash))/\(variant.fileName)")
+            let bytes = try? POSIXFile.read("\(directory.shard(directory.entries, key.hash))/\(variant.fileName)")
         else { return nil }
         guard bytes.count == variant.byteCount, Digest.xxh3Hex(bytes) == variant.checksum else {
             statistics.add(.corruptEntries)
@@ -109,8 +114,10 @@ public final class DiskCache: Sendable {
     /// Keeps `bytes` as `entry`'s variant made by `transform`: the file is
     /// renamed into the shard, then the record is rewritten to name it. If
     /// the entry was replaced meanwhile, the variant is dropped.
-    public func storeVariant(_ bytes: [UInt8], transform: String, fileExtension: String, of entry: CacheEntry,
-                             key: CacheKey) throws {
+    public func storeVariant(
+        _ bytes: [UInt8], transform: String, fileExtension: String, of entry: CacheEntry,
+        key: CacheKey
+    ) throws {
         let shard = directory.shard(directory.entries, key.hash)
         let checksum = Digest.xxh3Hex(bytes)
         let fileName = "\(key.hash).v\(checksum.prefix(16)).\(bytes.count).\(fileExtension)"
@@ -120,10 +127,13 @@ public final class DiskCache: Sendable {
             return
         }
         current.variants.removeAll { $0.transform == transform }
-        current.variants.append(CacheEntry.Variant(transform: transform, fileName: fileName, byteCount: bytes.count,
-                                                   checksum: checksum))
-        try POSIXFile.writeAtomically(current.serialized(), to: directory.metadataPath(key.hash),
-                                      temporaryDirectory: directory.shard(directory.entries, key.hash))
+        current.variants.append(
+            CacheEntry.Variant(
+                transform: transform, fileName: fileName, byteCount: bytes.count,
+                checksum: checksum))
+        try POSIXFile.writeAtomically(
+            current.serialized(), to: directory.metadataPath(key.hash),
+            temporaryDirectory: directory.shard(directory.entries, key.hash))
     }
 
     /// The record for `key` if its bytes are present at the recorded size,

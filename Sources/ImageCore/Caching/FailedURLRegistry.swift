@@ -64,8 +64,10 @@ public struct FailedURLRegistry: Sendable {
     }
 
     /// Remembers that `url` failed with `error`.
-    public func add(_ key: CacheKey, requestDigest: String? = nil, url: String, error: ImageCoreError,
-                    now: Double = WallClock.now()) throws {
+    public func add(
+        _ key: CacheKey, requestDigest: String? = nil, url: String, error: ImageCoreError,
+        now: Double = WallClock.now()
+    ) throws {
         let path = path(key, requestDigest)
         try POSIXFile.makeDirectories(directory.shard(directory.failed, key.hash))
         let lines = [
@@ -100,9 +102,11 @@ public struct FailedURLRegistry: Sendable {
             fields[line[..<space]] = line[line.index(after: space)...]
         }
         guard let url = fields["url"], let kind = fields["kind"].flatMap({ ImageCoreError.Kind(rawValue: String($0)) }),
-              let failed = fields["failed"].flatMap({ Double($0) }), let expires = fields["expires"].flatMap({ Double($0) })
+            let failed = fields["failed"].flatMap({ Double($0) }),
+            let expires = fields["expires"].flatMap({ Double($0) })
         else { return nil }
-        return Record(url: String(url), kind: kind, httpStatus: fields["status"].flatMap { Int($0) },
-                      message: String(fields["message"] ?? ""), failedAt: failed, expiresAt: expires)
+        return Record(
+            url: String(url), kind: kind, httpStatus: fields["status"].flatMap { Int($0) },
+            message: String(fields["message"] ?? ""), failedAt: failed, expiresAt: expires)
     }
 }

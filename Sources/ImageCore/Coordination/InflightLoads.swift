@@ -5,7 +5,8 @@ actor InflightLoads<Value: Sendable> {
 
     /// Runs `work` for `key`, or joins the run already in progress. Returns the
     /// value and whether this caller joined an existing run.
-    func run(_ key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> (Value, joined: Bool) {
+    func run(_ key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> (Value, joined: Bool)
+    {
         if let task = running[key] {
             return (try await task.value, true)
         }

@@ -20,8 +20,10 @@ struct APNGCompositor {
     /// Draws one frame's RGBA pixels (its region's size), hands the
     /// composited canvas to `show` (valid only during the call), then
     /// applies the frame's dispose op.
-    mutating func draw(_ pixels: [UInt8], frame: APNGStructure.Frame,
-                       show: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    mutating func draw(
+        _ pixels: [UInt8], frame: APNGStructure.Frame,
+        show: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
         let disposeOp = drawn == 0 && frame.disposeOp == 2 ? 1 : frame.disposeOp
         drawn += 1
         let saved = disposeOp == 2 ? region(of: frame) : nil
@@ -52,8 +54,10 @@ struct APNGCompositor {
     /// `foreground` OVER `background`, unpremultiplied: ffmpeg's
     /// `blend_frame` (libavcodec/pngdec.c), integer for integer.
     @inline(__always)
-    private static func blendOver(_ foreground: UnsafeBufferPointer<UInt8>, at from: Int,
-                                  onto background: UnsafeMutableBufferPointer<UInt8>, at to: Int) {
+    private static func blendOver(
+        _ foreground: UnsafeBufferPointer<UInt8>, at from: Int,
+        onto background: UnsafeMutableBufferPointer<UInt8>, at to: Int
+    ) {
         let foregroundAlpha = Int(foreground[from + 3])
         if foregroundAlpha == 0 { return }
         if foregroundAlpha == 255 {
@@ -70,7 +74,9 @@ struct APNGCompositor {
             } else if backgroundAlpha == 255 {
                 value = divide255(foregroundAlpha * front + (255 - foregroundAlpha) * back)
             } else {
-                value = (255 * foregroundAlpha * front + (255 - foregroundAlpha) * backgroundAlpha * back) / (255 * outputAlpha)
+                value =
+                    (255 * foregroundAlpha * front + (255 - foregroundAlpha) * backgroundAlpha * back)
+                    / (255 * outputAlpha)
             }
             background[to + channel] = UInt8(value)
         }

@@ -13,8 +13,9 @@ struct APNGDecoder {
     /// before any pixel buffer exists.
     func info(_ structure: APNGStructure) throws -> ImageInfo {
         try limits.check(width: structure.width, height: structure.height, frames: structure.frames.count)
-        return ImageInfo(format: .png, width: structure.width, height: structure.height,
-                         frameCount: structure.frames.count, loopCount: structure.plays)
+        return ImageInfo(
+            format: .png, width: structure.width, height: structure.height,
+            frameCount: structure.frames.count, loopCount: structure.plays)
     }
 
     /// Every composited frame, kept.
@@ -23,7 +24,8 @@ struct APNGDecoder {
         let info = try decode(structure) { canvas, duration in
             frames.append(DecodedImage.Frame(pixels: Array(canvas), durationMilliseconds: duration))
         }
-        return DecodedImage(format: .png, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
+        return DecodedImage(
+            format: .png, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
     }
 
     /// Hands each composited frame to `sink` as it is made: one canvas in
@@ -40,8 +42,10 @@ struct APNGDecoder {
     /// valid only during the call, and its duration): one canvas and one
     /// frame's pixels in memory, whatever the frame count. The corresponding
     /// C function is `imgcache_png_decode_rgba8` (png_read_image), once per frame.
-    func decode(_ structure: APNGStructure,
-                eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void) throws -> ImageInfo {
+    func decode(
+        _ structure: APNGStructure,
+        eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void
+    ) throws -> ImageInfo {
         let info = try info(structure)
         var compositor = APNGCompositor(width: info.width, height: info.height)
         for (number, frame) in structure.frames.enumerated() {
@@ -50,7 +54,8 @@ struct APNGDecoder {
             var error = [CChar](repeating: 0, count: 256)
             let status = png.withUnsafeBufferPointer { source in
                 pixels.withUnsafeMutableBufferPointer { target in
-                    imgcache_png_decode_rgba8(source.baseAddress, source.count, target.baseAddress, target.count, &error)
+                    imgcache_png_decode_rgba8(
+                        source.baseAddress, source.count, target.baseAddress, target.count, &error)
                 }
             }
             guard status == 0 else {
@@ -85,7 +90,9 @@ struct APNGDecoder {
     }
 
     static func bigEndian(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-         UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+            UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+        ]
     }
 }

@@ -64,9 +64,12 @@ struct APNGStructure {
                 guard expectedFrames > 0 else { throw corrupt("acTL promises no frames") }
                 // Every chunk after acTL is checked on the way; IHDR, which
                 // each frame's PNG repeats, is checked here.
-                guard CRC32.checksum(bytes[12..<29]) == UInt32(readInt(bytes, at: 29)) else { throw corrupt("CRC error in chunk IHDR") }
-                structure = APNGStructure(header: bytes[16..<29], width: readInt(bytes, at: 16), height: readInt(bytes, at: 20),
-                                          plays: readInt(bytes, at: index + 12), frames: [], pixelChunks: [])
+                guard CRC32.checksum(bytes[12..<29]) == UInt32(readInt(bytes, at: 29)) else {
+                    throw corrupt("CRC error in chunk IHDR")
+                }
+                structure = APNGStructure(
+                    header: bytes[16..<29], width: readInt(bytes, at: 16), height: readInt(bytes, at: 20),
+                    plays: readInt(bytes, at: index + 12), frames: [], pixelChunks: [])
             case "PLTE" where !sawImageData, "tRNS" where !sawImageData:
                 // Kept whether or not acTL came first: it may come after them.
                 pixelChunks += bytes[index..<index + 12 + length]
@@ -76,7 +79,8 @@ struct APNGStructure {
                 // The default image is the first frame only if an fcTL came first.
                 if let first = structure!.frames.first {
                     guard structure!.frames.count == 1 else { throw corrupt("IDAT after a second fcTL") }
-                    guard (first.x, first.y, first.width, first.height) == (0, 0, structure!.width, structure!.height) else {
+                    guard (first.x, first.y, first.width, first.height) == (0, 0, structure!.width, structure!.height)
+                    else {
                         throw corrupt("the default image's frame is not the whole canvas")
                     }
                     structure!.frames[0].data += data
@@ -95,7 +99,9 @@ struct APNGStructure {
                 guard found.frames.count == expectedFrames else {
                     throw corrupt("acTL promises \(expectedFrames) frames, the file has \(found.frames.count)")
                 }
-                if let empty = found.frames.firstIndex(where: { $0.data.isEmpty }) { throw corrupt("frame \(empty) has no image data") }
+                if let empty = found.frames.firstIndex(where: { $0.data.isEmpty }) {
+                    throw corrupt("frame \(empty) has no image data")
+                }
                 found.pixelChunks = pixelChunks
                 return found
             default:
@@ -120,15 +126,19 @@ struct APNGStructure {
         guard frameWidth > 0, frameHeight > 0 else { throw Self.corrupt("frame \(number) is empty") }
         // Each term is below 2^31, so the sums cannot overflow.
         guard x + frameWidth <= width, y + frameHeight <= height else {
-            throw Self.corrupt("frame \(number) (\(frameWidth)×\(frameHeight) at \(x),\(y)) lies outside the \(width)×\(height) canvas")
+            throw Self.corrupt(
+                "frame \(number) (\(frameWidth)×\(frameHeight) at \(x),\(y)) lies outside the \(width)×\(height) canvas"
+            )
         }
         guard data[base + 24] <= 2, data[base + 25] <= 1 else {
             throw Self.corrupt("frame \(number) has dispose op \(data[base + 24]), blend op \(data[base + 25])")
         }
         let denominator = delayDenominator == 0 ? 100 : delayDenominator
-        frames.append(Frame(width: frameWidth, height: frameHeight, x: x, y: y,
-                            durationMilliseconds: (delayNumerator * 1000 + denominator / 2) / denominator,
-                            disposeOp: data[base + 24], blendOp: data[base + 25]))
+        frames.append(
+            Frame(
+                width: frameWidth, height: frameHeight, x: x, y: y,
+                durationMilliseconds: (delayNumerator * 1000 + denominator / 2) / denominator,
+                disposeOp: data[base + 24], blendOp: data[base + 25]))
     }
 
     private static func checkSequence(_ number: Int, _ expected: inout Int) throws {

@@ -43,7 +43,8 @@ enum AVIFBoxes {
     }
 
     private static func read32(_ bytes: [UInt8], at index: Int) -> UInt32 {
-        UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+        UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8
+            | UInt32(bytes[index + 3])
     }
 
     private static func typeName(_ bytes: ArraySlice<UInt8>) -> String {

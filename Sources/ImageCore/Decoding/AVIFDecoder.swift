@@ -25,13 +25,15 @@ struct AVIFDecoder {
         let info = try decode(bytes) { pixels, duration in
             frames.append(DecodedImage.Frame(pixels: Array(pixels), durationMilliseconds: duration))
         }
-        return DecodedImage(format: .avif, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
+        return DecodedImage(
+            format: .avif, width: info.width, height: info.height, frames: frames, loopCount: info.loopCount)
     }
 
     /// Hands each frame to `sink` as it is decoded, as stored: one RGBA
     /// buffer in memory, whatever the frame count.
     func decode(_ bytes: [UInt8], into sink: inout some FrameSink) throws {
-        let info = try decode(bytes, header: { try sink.begin(width: $0.width, height: $0.height) }) { pixels, duration in
+        let info = try decode(bytes, header: { try sink.begin(width: $0.width, height: $0.height) }) {
+            pixels, duration in
             try sink.write(frame: UnsafeRawBufferPointer(pixels), durationMilliseconds: duration)
         }
         try sink.finish(loopCount: info.loopCount)
@@ -42,8 +44,10 @@ struct AVIFDecoder {
     /// whatever the frame count. The corresponding C functions are
     /// `avifDecoderNextImage` and `avifImageYUVToRGB`.
     /// `header` is called once, with the container's facts, before the first frame.
-    func decode(_ bytes: [UInt8], header: (ImageInfo) throws -> Void = { _ in },
-                eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void) throws -> ImageInfo {
+    func decode(
+        _ bytes: [UInt8], header: (ImageInfo) throws -> Void = { _ in },
+        eachFrame: (UnsafeBufferPointer<UInt8>, Int) throws -> Void
+    ) throws -> ImageInfo {
         try bytes.withUnsafeBufferPointer { buffer in
             let handle = try AVIFDecoderHandle(buffer, limits: limits)
             let info = handle.info
@@ -53,12 +57,15 @@ struct AVIFDecoder {
             for index in 0..<info.frameCount {
                 let result = imgcache_avif_decoder_next_image(decoder)
                 guard result == AVIF_RESULT_OK, let image = decoder.pointee.image else {
-                    throw AVIFDecoderHandle.failure("frame \(index) does not decode", result,
-                                                    detail: AVIFDecoderHandle.diagnostic(decoder))
+                    throw AVIFDecoderHandle.failure(
+                        "frame \(index) does not decode", result,
+                        detail: AVIFDecoderHandle.diagnostic(decoder))
                 }
                 guard Int(image.pointee.width) == info.width, Int(image.pointee.height) == info.height else {
-                    throw ImageCoreError(.image, "corrupt AVIF: frame \(index) is \(image.pointee.width)×\(image.pointee.height), "
-                                         + "not \(info.width)×\(info.height) as the header says")
+                    throw ImageCoreError(
+                        .image,
+                        "corrupt AVIF: frame \(index) is \(image.pointee.width)×\(image.pointee.height), "
+                            + "not \(info.width)×\(info.height) as the header says")
                 }
                 // Without alpha, converted to RGB as avifdec does (libavif's
                 // RGB and RGBA paths round differently), then widened in place.
@@ -74,7 +81,9 @@ struct AVIFDecoder {
                     if opaque { Self.widenRGBToRGBA(target, pixelCount: info.width * info.height) }
                     return result
                 }
-                guard converted == AVIF_RESULT_OK else { throw AVIFDecoderHandle.failure("frame \(index) does not convert to RGB", converted) }
+                guard converted == AVIF_RESULT_OK else {
+                    throw AVIFDecoderHandle.failure("frame \(index) does not convert to RGB", converted)
+                }
                 let duration = info.frameCount > 1 ? Int((decoder.pointee.imageTiming.duration * 1000).rounded()) : 0
                 try pixels.withUnsafeBufferPointer { try eachFrame($0, duration) }
             }
@@ -107,9 +116,14 @@ final class AVIFDecoderHandle {
     init(_ buffer: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws {
         var message = [CChar](repeating: 0, count: 256)
         guard imgcache_avif_load(&message) == 0 else {
-            throw ImageCoreError(.image, "unsupported image format (AVIF): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+            throw ImageCoreError(
+                .image,
+                "unsupported image format (AVIF): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
+            )
         }
-        guard let decoder = imgcache_avif_decoder_create() else { throw ImageCoreError(.failure, "cannot create an AVIF decoder") }
+        guard let decoder = imgcache_avif_decoder_create() else {
+            throw ImageCoreError(.failure, "cannot create an AVIF decoder")
+        }
         self.decoder = decoder
         info = ImageInfo(format: .avif, width: 0, height: 0)
         // libavif's own guards, so the AV1 decoder too refuses what we would.
@@ -127,8 +141,9 @@ final class AVIFDecoderHandle {
         try limits.check(width: width, height: height, frames: frames)
         // libavif 0.11 does not expose a sequence's edit-list repetitions;
         // browsers loop sequences without one forever.
-        info = ImageInfo(format: .avif, width: width, height: height, frameCount: frames,
-                         loopCount: frames > 1 ? 0 : nil, orientation: Self.orientation(image.pointee))
+        info = ImageInfo(
+            format: .avif, width: width, height: height, frameCount: frames,
+            loopCount: frames > 1 ? 0 : nil, orientation: Self.orientation(image.pointee))
     }
 
     deinit { imgcache_avif_decoder_destroy(decoder) }
@@ -158,6 +173,7 @@ final class AVIFDecoderHandle {
 
     /// libavif's detailed message for the last error (`avifDiagnostics`).
     static func diagnostic(_ decoder: UnsafeMutablePointer<avifDecoder>) -> String {
-        withUnsafeBytes(of: decoder.pointee.diag.error) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        withUnsafeBytes(of: decoder.pointee.diag.error) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
     }
 }

@@ -27,7 +27,10 @@ enum AreaResampler {
                             a += alpha
                         }
                         let out = (y * newWidth + x) * 4
-                        target[out] = r; target[out + 1] = g; target[out + 2] = b; target[out + 3] = a
+                        target[out] = r
+                        target[out + 1] = g
+                        target[out + 2] = b
+                        target[out + 3] = a
                     }
                 }
             }

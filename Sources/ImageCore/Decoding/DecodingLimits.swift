@@ -35,8 +35,10 @@ public struct DecodingLimits: Sendable, Equatable {
             throw ImageCoreError(.image, "too many frames: \(frames) exceeds the limit of \(maxFrames)")
         }
         guard pixels * frames <= maxTotalPixels else {
-            throw ImageCoreError(.image, "animation too large: \(frames) frames of \(width)×\(height) pixels "
-                                 + "exceed the limit of \(maxTotalPixels) pixels in all")
+            throw ImageCoreError(
+                .image,
+                "animation too large: \(frames) frames of \(width)×\(height) pixels "
+                    + "exceed the limit of \(maxTotalPixels) pixels in all")
         }
     }
 }

@@ -39,7 +39,9 @@ public enum EXIFOrientation {
             return little ? b << 8 | a : a << 8 | b
         }
         func read32(_ offset: Int) -> Int? {
-            guard let high = read16(little ? offset + 2 : offset), let low = read16(little ? offset : offset + 2) else { return nil }
+            guard let high = read16(little ? offset + 2 : offset), let low = read16(little ? offset : offset + 2) else {
+                return nil
+            }
             return high << 16 | low
         }
         guard let ifd = read32(4), let count = read16(ifd) else { return nil }

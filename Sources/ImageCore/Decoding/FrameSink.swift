@@ -30,8 +30,10 @@ struct FrameCollector: FrameSink {
     }
 
     mutating func write(frame: UnsafeRawBufferPointer, durationMilliseconds: Int) {
-        frames.append(DecodedImage.Frame(pixels: Array(frame.bindMemory(to: UInt8.self)),
-                                         durationMilliseconds: durationMilliseconds))
+        frames.append(
+            DecodedImage.Frame(
+                pixels: Array(frame.bindMemory(to: UInt8.self)),
+                durationMilliseconds: durationMilliseconds))
     }
 
     mutating func finish(loopCount: Int?) {

@@ -30,8 +30,10 @@ struct GIFCompositor {
 
     /// Draws one frame's palette indices onto the canvas. Call `dispose()`
     /// after the composited canvas has been used.
-    mutating func draw(_ indices: [UInt8], left: Int, top: Int, width frameWidth: Int, height frameHeight: Int,
-                       palette: [(UInt8, UInt8, UInt8)], control: Control) {
+    mutating func draw(
+        _ indices: [UInt8], left: Int, top: Int, width frameWidth: Int, height frameHeight: Int,
+        palette: [(UInt8, UInt8, UInt8)], control: Control
+    ) {
         previous = control.disposal == 3 ? canvas : nil
         // A frame may lie partly or wholly outside the canvas (its ranges are
         // then empty); max(0, left)..<min(width, ...) trapped for left > width.

@@ -65,8 +65,10 @@ final class GIFFile {
     /// Walks every record. With a compositor, decodes each frame into it
     /// and hands the composited canvas to `sink`; without one, skips the
     /// pixel data. Returns the header facts.
-    func read(limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>?,
-              into sink: inout some FrameSink) throws -> ImageInfo {
+    func read(
+        limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>?,
+        into sink: inout some FrameSink
+    ) throws -> ImageInfo {
         let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
         try limits.check(width: width, height: height)
         var frames = 0
@@ -83,11 +85,15 @@ final class GIFFile {
                 try limits.check(width: width, height: height, frames: frames)
                 try limits.check(width: Int(desc.Width), height: Int(desc.Height))
                 if let compositor {
-                    let indices = try readIndices(width: Int(desc.Width), height: Int(desc.Height), interlaced: desc.Interlace)
+                    let indices = try readIndices(
+                        width: Int(desc.Width), height: Int(desc.Height), interlaced: desc.Interlace)
                     let palette = Self.palette(desc.ColorMap ?? gif.pointee.SColorMap)
-                    compositor.pointee.draw(indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
-                                            height: Int(desc.Height), palette: palette, control: control)
-                    try compositor.pointee.withCanvas { try sink.write(frame: $0, durationMilliseconds: control.delay * 10) }
+                    compositor.pointee.draw(
+                        indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
+                        height: Int(desc.Height), palette: palette, control: control)
+                    try compositor.pointee.withCanvas {
+                        try sink.write(frame: $0, durationMilliseconds: control.delay * 10)
+                    }
                     compositor.pointee.dispose()
                 } else {
                     try skipPixelData()
@@ -97,8 +103,9 @@ final class GIFFile {
                 try readExtension(&control, &loopCount)
             case TERMINATE_RECORD_TYPE:
                 guard frames > 0 else { throw ImageCoreError(.image, "corrupt GIF: no image in the file") }
-                return ImageInfo(format: .gif, width: width, height: height, frameCount: frames,
-                                 loopCount: frames > 1 ? (loopCount ?? 1) : nil)
+                return ImageInfo(
+                    format: .gif, width: width, height: height, frameCount: frames,
+                    loopCount: frames > 1 ? (loopCount ?? 1) : nil)
             default:
                 throw ImageCoreError(.image, "corrupt GIF: unknown record")
             }
@@ -109,8 +116,10 @@ final class GIFFile {
     /// The corresponding C function is `DGifGetLine`.
     private func readIndices(width: Int, height: Int, interlaced: Bool) throws -> [UInt8] {
         var indices = [UInt8](repeating: 0, count: width * height)
-        let rows: [Int] = interlaced
-            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: height, by: step)) }
+        let rows: [Int] =
+            interlaced
+            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: height, by: step))
+            }
             : Array(0..<height)
         try indices.withUnsafeMutableBufferPointer { buffer in
             for row in rows {
@@ -145,8 +154,9 @@ final class GIFFile {
             if code == GRAPHICS_EXT_FUNC_CODE && length >= 4 {
                 var gcb = GraphicsControlBlock()
                 if DGifExtensionToGCB(length, data + 1, &gcb) == GIF_OK {
-                    control = GIFCompositor.Control(disposal: Int(gcb.DisposalMode), delay: Int(gcb.DelayTime),
-                                                    transparentIndex: Int(gcb.TransparentColor))
+                    control = GIFCompositor.Control(
+                        disposal: Int(gcb.DisposalMode), delay: Int(gcb.DelayTime),
+                        transparentIndex: Int(gcb.TransparentColor))
                 }
             } else if code == APPLICATION_EXT_FUNC_CODE && length == 11 {
                 isNetscape = (1...11).map { data[$0] } == Array("NETSCAPE2.0".utf8)

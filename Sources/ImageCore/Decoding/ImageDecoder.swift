@@ -35,7 +35,8 @@ public struct ImageDecoder: ImageDecoding {
             scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
         }
         let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
-        let image = EXIFOrientation.apply(orientation, to: try decodeFrames(bytes, format: format, frame: frame, target: stored))
+        let image = EXIFOrientation.apply(
+            orientation, to: try decodeFrames(bytes, format: format, frame: frame, target: stored))
         return target.map { Self.resample(image, to: $0) } ?? image
     }
 
@@ -52,15 +53,18 @@ public struct ImageDecoder: ImageDecoding {
         scaled.height = size.height
         scaled.frames = image.frames.map { frame in
             var frame = frame
-            frame.pixels = AreaResampler.resample(frame.pixels, width: image.width, height: image.height,
-                                                  to: size.width, size.height)
+            frame.pixels = AreaResampler.resample(
+                frame.pixels, width: image.width, height: image.height,
+                to: size.width, size.height)
             return frame
         }
         return scaled
     }
 
-    private func decodeFrames(_ bytes: [UInt8], format: ImageFormat, frame: Int?,
-                              target: (width: Int, height: Int)?) throws -> DecodedImage {
+    private func decodeFrames(
+        _ bytes: [UInt8], format: ImageFormat, frame: Int?,
+        target: (width: Int, height: Int)?
+    ) throws -> DecodedImage {
         let image: DecodedImage
         switch format {
         case .jpeg: image = try JPEGDecoder(limits: limits).decode(bytes, atLeast: target)
@@ -71,7 +75,10 @@ public struct ImageDecoder: ImageDecoding {
         }
         guard let frame else { return image }
         guard frame < image.frames.count else {
-            throw ImageCoreError(.image, "frame \(frame) out of range (image has \(image.frames.count) frame\(image.frames.count == 1 ? "" : "s"))")
+            throw ImageCoreError(
+                .image,
+                "frame \(frame) out of range (image has \(image.frames.count) frame\(image.frames.count == 1 ? "" : "s"))"
+            )
         }
         var single = image
         single.frames = [image.frames[frame]]

@@ -49,8 +49,9 @@ struct JPEGDecoder {
             try pixels.withUnsafeMutableBytes { buffer in
                 var row = 0
                 while row < size.height {
-                    let count = try jpeg.readRows(into: buffer.baseAddress! + row * stride, stride: stride,
-                                                  maxRows: size.height - row)
+                    let count = try jpeg.readRows(
+                        into: buffer.baseAddress! + row * stride, stride: stride,
+                        maxRows: size.height - row)
                     guard count > 0 else { throw ImageCoreError(.image, "corrupt JPEG: fewer rows than its height") }
                     row += count
                 }

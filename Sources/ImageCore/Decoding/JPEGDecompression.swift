@@ -37,9 +37,12 @@ final class JPEGDecompression {
             throw error
         }
         self.handle = handle
-        let orientation = header.exif.map { EXIFOrientation.read(exif: Array(UnsafeBufferPointer(start: $0, count: header.exif_size))) }
-        self.header = Header(width: Int(header.width), height: Int(header.height), isCMYK: header.is_cmyk != 0,
-                             orientation: orientation ?? 1)
+        let orientation = header.exif.map {
+            EXIFOrientation.read(exif: Array(UnsafeBufferPointer(start: $0, count: header.exif_size)))
+        }
+        self.header = Header(
+            width: Int(header.width), height: Int(header.height), isCMYK: header.is_cmyk != 0,
+            orientation: orientation ?? 1)
     }
 
     deinit {

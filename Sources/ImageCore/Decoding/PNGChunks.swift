@@ -12,7 +12,8 @@ enum PNGChunks {
             let typeAndData = index + 4..<index + 8 + length
             let stored = bytes[index + 8 + length..<index + 12 + length].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard CRC32.checksum(bytes[typeAndData]) == stored else {
-                throw ImageCoreError(.image, "corrupt PNG: CRC error in chunk \(typeName(bytes[index + 4..<index + 8]))")
+                throw ImageCoreError(
+                    .image, "corrupt PNG: CRC error in chunk \(typeName(bytes[index + 4..<index + 8]))")
             }
             if bytes[index + 4..<index + 8].elementsEqual("IEND".utf8) { return }
             index += 12 + length
@@ -32,9 +33,12 @@ enum PNGChunks {
         while index + 8 <= bytes.count {
             let length = length(bytes, at: index)
             let type = bytes[index + 4..<index + 8]
-            if type.elementsEqual("IEND".utf8) || type.elementsEqual("IDAT".utf8) && index + 12 + length > bytes.count { return }
+            if type.elementsEqual("IEND".utf8) || type.elementsEqual("IDAT".utf8) && index + 12 + length > bytes.count {
+                return
+            }
             guard index + 12 + length <= bytes.count else {
-                throw ImageCoreError(.image, "corrupt PNG: truncated (chunk \(typeName(type)) runs past the end of the file)")
+                throw ImageCoreError(
+                    .image, "corrupt PNG: truncated (chunk \(typeName(type)) runs past the end of the file)")
             }
             index += 12 + length
         }

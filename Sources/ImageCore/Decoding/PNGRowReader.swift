@@ -16,7 +16,9 @@ extension PNGDecoder {
             }
             defer { imgcache_png_close(reader) }
             func check(_ status: Int32) throws {
-                guard status == 0 else { throw ImageCoreError(.image, "corrupt PNG: \(String(cString: imgcache_png_error(reader)))") }
+                guard status == 0 else {
+                    throw ImageCoreError(.image, "corrupt PNG: \(String(cString: imgcache_png_error(reader)))")
+                }
             }
             try check(imgcache_png_error(reader) == nil ? 0 : -1)
             let (width, height) = (Int(info.width), Int(info.height))
@@ -30,8 +32,10 @@ extension PNGDecoder {
             var row = 0
             while row < height {
                 let count = min(chunkRows, height - row)
-                try check(imgcache_png_read_rows(reader, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), stride,
-                                                 Int32(count)))
+                try check(
+                    imgcache_png_read_rows(
+                        reader, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), stride,
+                        Int32(count)))
                 try sink.write(rows: UnsafeRawBufferPointer(rebasing: chunk[..<(count * stride)]))
                 row += count
             }

@@ -29,7 +29,9 @@ public struct NetpbmRowWriter: RowSink {
     public var channels: Int { format == .pam ? 4 : 3 }
 
     public mutating func begin(width: Int, height: Int, channels: Int) throws {
-        let header = format == .pam ? NetpbmWriter.pamHeader(width: width, height: height)
+        let header =
+            format == .pam
+            ? NetpbmWriter.pamHeader(width: width, height: height)
             : NetpbmWriter.ppmHeader(width: width, height: height)
         try header.withUnsafeBytes { try output($0) }
     }

@@ -12,7 +12,9 @@ extension ImageDecoding {
         defer { sink = frames.rows }
         frames.begin(width: image.width, height: image.height)
         for frame in image.frames {
-            try frame.pixels.withUnsafeBytes { try frames.write(frame: $0, durationMilliseconds: frame.durationMilliseconds) }
+            try frame.pixels.withUnsafeBytes {
+                try frames.write(frame: $0, durationMilliseconds: frame.durationMilliseconds)
+            }
         }
     }
 }

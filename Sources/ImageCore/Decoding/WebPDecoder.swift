@@ -12,9 +12,10 @@ struct WebPDecoder {
         try bytes.withUnsafeBufferPointer { buffer in
             let container = try WebPContainer(buffer)
             try limits.check(width: container.width, height: container.height, frames: container.frameCount)
-            return ImageInfo(format: .webp, width: container.width, height: container.height,
-                             frameCount: container.frameCount, loopCount: container.isAnimated ? container.loopCount : nil,
-                             orientation: container.orientation)
+            return ImageInfo(
+                format: .webp, width: container.width, height: container.height,
+                frameCount: container.frameCount, loopCount: container.isAnimated ? container.loopCount : nil,
+                orientation: container.orientation)
         }
     }
 
@@ -27,7 +28,8 @@ struct WebPDecoder {
             let animated = try info.frameCount > 1 || WebPContainer(buffer).isAnimated
             if !animated, let target, target != (info.width, info.height) {
                 let pixels = try decodeStillScaled(buffer, to: target)
-                return DecodedImage(format: .webp, width: target.width, height: target.height, frames: [.init(pixels: pixels)])
+                return DecodedImage(
+                    format: .webp, width: target.width, height: target.height, frames: [.init(pixels: pixels)])
             }
             guard animated else {
                 let frames = [DecodedImage.Frame(pixels: try decodeStill(buffer, info: info))]
@@ -52,7 +54,9 @@ struct WebPDecoder {
     }
 
     /// The corresponding C functions are `WebPInitDecoderConfig` and `WebPDecode`.
-    private func decodeStillScaled(_ buffer: UnsafeBufferPointer<UInt8>, to size: (width: Int, height: Int)) throws -> [UInt8] {
+    private func decodeStillScaled(
+        _ buffer: UnsafeBufferPointer<UInt8>, to size: (width: Int, height: Int)
+    ) throws -> [UInt8] {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImageCoreError(.image, "libwebp version mismatch") }
         config.options.use_scaling = 1
@@ -67,7 +71,9 @@ struct WebPDecoder {
             config.output.u.RGBA.size = target.count
             return WebPDecode(buffer.baseAddress, buffer.count, &config)
         }
-        guard status == VP8_STATUS_OK else { throw ImageCoreError(.image, "corrupt WebP: the bitstream does not decode") }
+        guard status == VP8_STATUS_OK else {
+            throw ImageCoreError(.image, "corrupt WebP: the bitstream does not decode")
+        }
         return pixels
     }
 
@@ -75,7 +81,8 @@ struct WebPDecoder {
     private func decodeStill(_ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo) throws -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
         let decoded = pixels.withUnsafeMutableBufferPointer { target in
-            WebPDecodeRGBAInto(buffer.baseAddress, buffer.count, target.baseAddress, target.count, Int32(info.width * 4))
+            WebPDecodeRGBAInto(
+                buffer.baseAddress, buffer.count, target.baseAddress, target.count, Int32(info.width * 4))
         }
         guard decoded != nil else { throw ImageCoreError(.image, "corrupt WebP: the bitstream does not decode") }
         return pixels
@@ -83,10 +90,14 @@ struct WebPDecoder {
 
     /// The corresponding C functions are `WebPAnimDecoderNew`,
     /// `WebPAnimDecoderGetNext` and `WebPAnimDecoderDelete`.
-    private func decodeAnimation(_ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo,
-                                 into sink: inout some FrameSink) throws {
+    private func decodeAnimation(
+        _ buffer: UnsafeBufferPointer<UInt8>, info: ImageInfo,
+        into sink: inout some FrameSink
+    ) throws {
         var options = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImageCoreError(.image, "libwebp version mismatch") }
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else {
+            throw ImageCoreError(.image, "libwebp version mismatch")
+        }
         options.color_mode = MODE_RGBA
         options.use_threads = 0
         var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
@@ -104,8 +115,9 @@ struct WebPDecoder {
             guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
                 throw ImageCoreError(.image, "corrupt WebP animation: frame \(frames) does not decode")
             }
-            try sink.write(frame: UnsafeRawBufferPointer(start: canvas, count: byteCount),
-                           durationMilliseconds: Int(timestamp - previousTimestamp))
+            try sink.write(
+                frame: UnsafeRawBufferPointer(start: canvas, count: byteCount),
+                durationMilliseconds: Int(timestamp - previousTimestamp))
             frames += 1
             previousTimestamp = timestamp
         }
@@ -140,7 +152,8 @@ struct WebPContainer {
         if WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(EXIF_FLAG.rawValue) != 0 {
             var iterator = WebPChunkIterator()
             if WebPDemuxGetChunk(demuxer, "EXIF", 1, &iterator) != 0, let bytes = iterator.chunk.bytes {
-                orientation = EXIFOrientation.read(exif: Array(UnsafeBufferPointer(start: bytes, count: iterator.chunk.size)))
+                orientation = EXIFOrientation.read(
+                    exif: Array(UnsafeBufferPointer(start: bytes, count: iterator.chunk.size)))
             }
             WebPDemuxReleaseChunkIterator(&iterator)
         }

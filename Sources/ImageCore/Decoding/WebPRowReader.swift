@@ -1,7 +1,7 @@
 internal import CWebP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension WebPDecoder {
@@ -22,7 +22,8 @@ extension WebPDecoder {
             // size of the frame. Rows already handed on are given back to the
             // kernel (MADV_DONTNEED), so only the rows in flight stay resident.
             guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-                  base != MAP_FAILED else { throw ImageCoreError(.image, "WebP: cannot map \(size) bytes for decoding") }
+                base != MAP_FAILED
+            else { throw ImageCoreError(.image, "WebP: cannot map \(size) bytes for decoding") }
             defer { munmap(base, size) }
             let mode = channels == 4 ? MODE_RGBA : MODE_RGB
             guard let decoder = WebPINewRGB(mode, base.assumingMemoryBound(to: UInt8.self), size, Int32(stride)) else {
@@ -33,7 +34,9 @@ extension WebPDecoder {
             let page = Int(sysconf(Int32(_SC_PAGESIZE)))
             var (available, written, released) = (0, 0, 0)
             while written < info.height {
-                guard available < buffer.count else { throw ImageCoreError(.image, "corrupt WebP: the bitstream ends early") }
+                guard available < buffer.count else {
+                    throw ImageCoreError(.image, "corrupt WebP: the bitstream ends early")
+                }
                 available = min(buffer.count, available + Self.streamedBytes)
                 let status = WebPIUpdate(decoder, buffer.baseAddress, available)
                 guard status == VP8_STATUS_OK || status == VP8_STATUS_SUSPENDED else {
@@ -43,7 +46,8 @@ extension WebPDecoder {
                 _ = WebPIDecGetRGB(decoder, &lastRow, nil, nil, nil)
                 let finished = min(info.height, Int(lastRow))
                 guard finished > written else { continue }
-                try sink.write(rows: UnsafeRawBufferPointer(start: base + written * stride, count: (finished - written) * stride))
+                try sink.write(
+                    rows: UnsafeRawBufferPointer(start: base + written * stride, count: (finished - written) * stride))
                 written = finished
                 let end = written * stride / page * page
                 if end > released {

@@ -21,7 +21,8 @@ final class APNGEncoder {
         var header: [UInt8] = [], data: [UInt8] = []
         var index = 8
         while index + 12 <= png.count {
-            let length = Int(png[index]) << 24 | Int(png[index + 1]) << 16 | Int(png[index + 2]) << 8 | Int(png[index + 3])
+            let length =
+                Int(png[index]) << 24 | Int(png[index + 1]) << 16 | Int(png[index + 2]) << 8 | Int(png[index + 3])
             let type = png[index + 4..<index + 8]
             if type.elementsEqual("IHDR".utf8) { header = Array(png[index + 8..<index + 8 + length]) }
             if type.elementsEqual("IDAT".utf8) { data += png[index + 8..<index + 8 + length] }
@@ -37,17 +38,23 @@ final class APNGEncoder {
         APNGDecoder.appendChunk("IHDR", first.header, to: &png)
         let animated = frames.count > 1
         if animated {
-            APNGDecoder.appendChunk("acTL", APNGDecoder.bigEndian(frames.count) + APNGDecoder.bigEndian(loopCount), to: &png)
+            APNGDecoder.appendChunk(
+                "acTL", APNGDecoder.bigEndian(frames.count) + APNGDecoder.bigEndian(loopCount), to: &png)
         }
         var sequence = 0
         for (number, frame) in frames.enumerated() {
             if animated {
                 // Milliseconds over 1000 while they fit the 16-bit numerator.
-                let (numerator, denominator) = frame.durationMilliseconds <= 0xFFFF
+                let (numerator, denominator) =
+                    frame.durationMilliseconds <= 0xFFFF
                     ? (frame.durationMilliseconds, 1000) : (min(0xFFFF, (frame.durationMilliseconds + 5) / 10), 100)
-                let control = APNGDecoder.bigEndian(sequence) + APNGDecoder.bigEndian(width) + APNGDecoder.bigEndian(height)
+                let control =
+                    APNGDecoder.bigEndian(sequence) + APNGDecoder.bigEndian(width) + APNGDecoder.bigEndian(height)
                     + [0, 0, 0, 0, 0, 0, 0, 0]  // x and y offsets
-                    + [UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8), UInt8(denominator & 0xFF), 0, 0]
+                    + [
+                        UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8),
+                        UInt8(denominator & 0xFF), 0, 0,
+                    ]
                 APNGDecoder.appendChunk("fcTL", control, to: &png)
                 sequence += 1
             }

@@ -25,9 +25,12 @@ final class AVIFEncoder {
     init(width: Int, height: Int, frameCount: Int, quality: Int?) throws {
         var message = [CChar](repeating: 0, count: 256)
         guard imgcache_avif_load(&message) == 0 else {
-            throw ImageCoreError(.failure, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw ImageCoreError(
+                .failure, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        guard let encoder = imgcache_avif_encoder_create() else { throw ImageCoreError(.failure, "cannot create an AVIF encoder") }
+        guard let encoder = imgcache_avif_encoder_create() else {
+            throw ImageCoreError(.failure, "cannot create an AVIF encoder")
+        }
         guard let image = imgcache_avif_image_create(UInt32(width), UInt32(height), 8, AVIF_PIXEL_FORMAT_YUV444) else {
             imgcache_avif_encoder_destroy(encoder)
             throw ImageCoreError(.failure, "cannot create an AVIF image")
@@ -67,7 +70,10 @@ final class AVIFEncoder {
             return imgcache_avif_image_rgb_to_yuv(image, &rgb)
         }
         guard converted == AVIF_RESULT_OK else { throw failure("cannot convert a frame to YUV", converted) }
-        let flags = isSequence ? avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue) : avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue)
+        let flags =
+            isSequence
+            ? avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue)
+            : avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue)
         let added = imgcache_avif_encoder_add_image(encoder, image, UInt64(max(1, durationMilliseconds)), flags)
         guard added == AVIF_RESULT_OK else { throw failure("cannot encode a frame", added) }
     }
@@ -83,12 +89,14 @@ final class AVIFEncoder {
 
     /// Every frame of `image` and its durations.
     static func encode(_ image: DecodedImage, quality: Int?) throws -> [UInt8] {
-        let encoder = try AVIFEncoder(width: image.width, height: image.height, frameCount: image.frames.count, quality: quality)
+        let encoder = try AVIFEncoder(
+            width: image.width, height: image.height, frameCount: image.frames.count, quality: quality)
         for frame in image.frames { try encoder.add(frame.pixels, durationMilliseconds: frame.durationMilliseconds) }
         return try encoder.finish()
     }
 
     private func failure(_ what: String, _ result: avifResult) -> ImageCoreError {
-        ImageCoreError(.failure, "AVIF encoding failed: \(what) (\(String(cString: imgcache_avif_result_to_string(result))))")
+        ImageCoreError(
+            .failure, "AVIF encoding failed: \(what) (\(String(cString: imgcache_avif_result_to_string(result))))")
     }
 }

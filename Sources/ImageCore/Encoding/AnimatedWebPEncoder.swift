@@ -47,7 +47,9 @@ final class AnimatedWebPEncoder {
         picture.use_argb = 1
         picture.width = Int32(width)
         picture.height = Int32(height)
-        let imported = pixels.withUnsafeBufferPointer { WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(width * 4)) }
+        let imported = pixels.withUnsafeBufferPointer {
+            WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(width * 4))
+        }
         guard imported != 0, WebPAnimEncoderAdd(encoder, &picture, Int32(clamping: timestamp), &config) != 0 else {
             throw failure()
         }
@@ -66,8 +68,9 @@ final class AnimatedWebPEncoder {
 
     /// Every frame of `image`, its durations and loop count.
     static func encode(_ image: DecodedImage, quality: Int?) throws -> [UInt8] {
-        let encoder = try AnimatedWebPEncoder(width: image.width, height: image.height, loopCount: image.loopCount ?? 0,
-                                              quality: quality)
+        let encoder = try AnimatedWebPEncoder(
+            width: image.width, height: image.height, loopCount: image.loopCount ?? 0,
+            quality: quality)
         for frame in image.frames { try encoder.add(frame.pixels, durationMilliseconds: frame.durationMilliseconds) }
         return try encoder.finish()
     }

@@ -32,7 +32,9 @@ enum ColorQuantizer {
         var boxes = [Box(bins: (0..<(1 << 15)).filter { count[$0] > 0 }, count: count)]
         while boxes.count < budget {
             // The box most worth splitting: population times widest range.
-            guard let best = boxes.indices.max(by: { boxes[$0].score < boxes[$1].score }), boxes[best].score > 0 else { break }
+            guard let best = boxes.indices.max(by: { boxes[$0].score < boxes[$1].score }), boxes[best].score > 0 else {
+                break
+            }
             let shift = (2 - boxes[best].channel) * 5
             let sorted = boxes[best].bins.sorted { ($0 >> shift) & 31 < ($1 >> shift) & 31 }
             let half = boxes[best].population / 2
@@ -71,7 +73,8 @@ enum ColorQuantizer {
                 transparentPixels.append(pixel)
                 continue
             }
-            let key = UInt32(pixels[pixel * 4]) << 16 | UInt32(pixels[pixel * 4 + 1]) << 8 | UInt32(pixels[pixel * 4 + 2])
+            let key =
+                UInt32(pixels[pixel * 4]) << 16 | UInt32(pixels[pixel * 4 + 1]) << 8 | UInt32(pixels[pixel * 4 + 2])
             if let index = lookup[key] {
                 indices[pixel] = index
                 continue

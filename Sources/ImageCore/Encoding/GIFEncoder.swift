@@ -20,23 +20,30 @@ final class GIFEncoder {
     /// `EGifPutScreenDesc` and `EGifPutExtension*`.
     init(width: Int, height: Int, loopCount: Int) throws {
         var error: Int32 = 0
-        guard let gif = EGifOpen(Unmanaged.passUnretained(output).toOpaque(), { gif, data, count in
-            guard let gif, let user = gif.pointee.UserData, let data else { return 0 }
-            Unmanaged<Output>.fromOpaque(user).takeUnretainedValue().bytes += UnsafeBufferPointer(start: data, count: Int(count))
-            return count
-        }, &error) else { throw Self.failure(error) }
+        guard
+            let gif = EGifOpen(
+                Unmanaged.passUnretained(output).toOpaque(),
+                { gif, data, count in
+                    guard let gif, let user = gif.pointee.UserData, let data else { return 0 }
+                    Unmanaged<Output>.fromOpaque(user).takeUnretainedValue().bytes += UnsafeBufferPointer(
+                        start: data, count: Int(count))
+                    return count
+                }, &error)
+        else { throw Self.failure(error) }
         self.gif = gif
         self.width = width
         self.height = height
         EGifSetGifVersion(gif, true)
-        guard EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, nil) == GIF_OK else { throw Self.failure(gif.pointee.Error) }
+        guard EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, nil) == GIF_OK else {
+            throw Self.failure(gif.pointee.Error)
+        }
         if loopCount != 1 {
             var application = Array("NETSCAPE2.0".utf8)
             var count: [UInt8] = [1, UInt8(truncatingIfNeeded: loopCount), UInt8(truncatingIfNeeded: loopCount >> 8)]
             guard EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_OK,
-                  EGifPutExtensionBlock(gif, 11, &application) == GIF_OK,
-                  EGifPutExtensionBlock(gif, 3, &count) == GIF_OK,
-                  EGifPutExtensionTrailer(gif) == GIF_OK
+                EGifPutExtensionBlock(gif, 11, &application) == GIF_OK,
+                EGifPutExtensionBlock(gif, 3, &count) == GIF_OK,
+                EGifPutExtensionTrailer(gif) == GIF_OK
             else { throw Self.failure(gif.pointee.Error) }
         }
     }
@@ -50,9 +57,10 @@ final class GIFEncoder {
     func add(_ pixels: [UInt8], durationMilliseconds: Int) throws {
         guard let gif else { throw ImageCoreError(.failure, "GIF encoder already finished") }
         var palette = ColorQuantizer.quantize(pixels)
-        var control = GraphicsControlBlock(DisposalMode: DISPOSE_BACKGROUND, UserInputFlag: false,
-                                           DelayTime: Int32(clamping: (durationMilliseconds + 5) / 10),
-                                           TransparentColor: Int32(palette.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
+        var control = GraphicsControlBlock(
+            DisposalMode: DISPOSE_BACKGROUND, UserInputFlag: false,
+            DelayTime: Int32(clamping: (durationMilliseconds + 5) / 10),
+            TransparentColor: Int32(palette.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
         var extensionBytes = [UInt8](repeating: 0, count: 4)
         let length = EGifGCBToExtension(&control, &extensionBytes)
         // A colour map's size must be a power of two, at least 2.
@@ -64,8 +72,8 @@ final class GIFEncoder {
         guard let map = GifMakeMapObject(Int32(size), &entries) else { throw ImageCoreError(.failure, "out of memory") }
         defer { GifFreeMapObject(map) }
         guard EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), &extensionBytes) == GIF_OK,
-              EGifPutImageDesc(gif, 0, 0, Int32(width), Int32(height), false, map) == GIF_OK,
-              EGifPutLine(gif, &palette.indices, Int32(width * height)) == GIF_OK
+            EGifPutImageDesc(gif, 0, 0, Int32(width), Int32(height), false, map) == GIF_OK,
+            EGifPutLine(gif, &palette.indices, Int32(width * height)) == GIF_OK
         else { throw Self.failure(gif.pointee.Error) }
     }
 
@@ -86,6 +94,7 @@ final class GIFEncoder {
     }
 
     private static func failure(_ code: Int32) -> ImageCoreError {
-        ImageCoreError(.failure, "GIF encoding failed: \(GifErrorString(code).map { String(cString: $0) } ?? "error \(code)")")
+        ImageCoreError(
+            .failure, "GIF encoding failed: \(GifErrorString(code).map { String(cString: $0) } ?? "error \(code)")")
     }
 }

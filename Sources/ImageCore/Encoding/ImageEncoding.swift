@@ -3,8 +3,10 @@
 /// PNG as APNG, GIF, AVIF as an image sequence); JPEG gets the first frame.
 /// `quality` (1–100) applies to JPEG, WebP and AVIF; WebP without a quality
 /// is lossless. Throws `.image` if the output would break `limits`.
-public func encode(_ image: DecodedImage, as format: ImageEncodeFormat, quality: Int?,
-                   limits: DecodingLimits = .default) throws -> [UInt8] {
+public func encode(
+    _ image: DecodedImage, as format: ImageEncodeFormat, quality: Int?,
+    limits: DecodingLimits = .default
+) throws -> [UInt8] {
     let animated = image.frames.count > 1 && format.isAnimatable
     try limits.check(width: image.width, height: image.height, frames: animated ? image.frames.count : 1)
     let pixels = image.frames[0].pixels
@@ -14,8 +16,13 @@ public func encode(_ image: DecodedImage, as format: ImageEncodeFormat, quality:
     case .png: return try PNGEncoder.encode(pixels, width: image.width, height: image.height)
     case .webp where animated: return try AnimatedWebPEncoder.encode(image, quality: quality)
     case .webp: return try WebPEncoder.encode(pixels, width: image.width, height: image.height, quality: quality)
-    case .gif: return try GIFEncoder.encode(animated ? image : DecodedImage(format: image.format, width: image.width,
-                                                                            height: image.height, frames: [image.frames[0]]))
+    case .gif:
+        return try GIFEncoder.encode(
+            animated
+                ? image
+                : DecodedImage(
+                    format: image.format, width: image.width,
+                    height: image.height, frames: [image.frames[0]]))
     case .avif: return try AVIFEncoder.encode(image, quality: quality)
     }
 }

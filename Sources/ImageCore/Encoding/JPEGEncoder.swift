@@ -1,7 +1,7 @@
 internal import CImageCoreShims
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// RGBA pixels to JPEG through libjpeg's compressor (4:2:0, islow DCT,
@@ -15,8 +15,9 @@ enum JPEGEncoder {
         var size = 0
         var error = [CChar](repeating: 0, count: 256)
         let status = pixels.withUnsafeBufferPointer { source in
-            imgcache_jpeg_encode_rgba(source.baseAddress, UInt32(width), UInt32(height), Int32(quality), &buffer, &size,
-                                      &error)
+            imgcache_jpeg_encode_rgba(
+                source.baseAddress, UInt32(width), UInt32(height), Int32(quality), &buffer, &size,
+                &error)
         }
         defer { free(buffer) }
         guard status == 0, let buffer else {

@@ -8,7 +8,8 @@ enum WebPEncoder {
         var output: UnsafeMutablePointer<UInt8>?
         let size = pixels.withUnsafeBufferPointer { source in
             if let quality {
-                WebPEncodeRGBA(source.baseAddress, Int32(width), Int32(height), Int32(width * 4), Float(quality), &output)
+                WebPEncodeRGBA(
+                    source.baseAddress, Int32(width), Int32(height), Int32(width * 4), Float(quality), &output)
             } else {
                 WebPEncodeLosslessRGBA(source.baseAddress, Int32(width), Int32(height), Int32(width * 4), &output)
             }

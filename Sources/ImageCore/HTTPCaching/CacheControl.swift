@@ -24,7 +24,8 @@ public struct CacheControl: Sendable, Equatable {
             // A bare "=" splits into nothing: no directive (found by fuzzing).
             guard let first = pair.first else { continue }
             let name = first.trimmingSpaces().lowercased()
-            let seconds = pair.count == 2 ? Double(pair[1].trimmingSpaces().filter { $0 != "\"" }).map { max(0, $0) } : nil
+            let seconds =
+                pair.count == 2 ? Double(pair[1].trimmingSpaces().filter { $0 != "\"" }).map { max(0, $0) } : nil
             switch name {
             case "max-age": maxAge = maxAge ?? seconds
             case "no-cache": noCache = true

@@ -16,8 +16,10 @@ public struct StoredResponse: Sendable, Equatable {
     public var variantKey: String?
 
     /// A record with the given fields.
-    public init(etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil,
-                freshUntil: Double? = nil, vary: String? = nil, variantKey: String? = nil) {
+    public init(
+        etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil,
+        freshUntil: Double? = nil, vary: String? = nil, variantKey: String? = nil
+    ) {
         self.etag = etag
         self.lastModified = lastModified
         self.cacheControl = cacheControl
@@ -39,8 +41,10 @@ public struct StoredResponse: Sendable, Equatable {
 
     /// The record after a 304: its headers update the stored ones
     /// (RFC 9111 §4.3.4) and restart the freshness clock.
-    public func updated(by headers: [String: String], request: DownloadRequest, requestTime: Double,
-                        responseTime: Double) -> StoredResponse {
+    public func updated(
+        by headers: [String: String], request: DownloadRequest, requestTime: Double,
+        responseTime: Double
+    ) -> StoredResponse {
         var merged: [String: String] = [:]
         merged["etag"] = etag
         merged["last-modified"] = lastModified

@@ -19,7 +19,9 @@ enum Digest {
     static func xxh3Hex(_ bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 16)
         bytes.withUnsafeBytes { buffer in
-            digest.withUnsafeMutableBufferPointer { imgcache_xxh3_128(buffer.baseAddress, buffer.count, $0.baseAddress) }
+            digest.withUnsafeMutableBufferPointer {
+                imgcache_xxh3_128(buffer.baseAddress, buffer.count, $0.baseAddress)
+            }
         }
         return hex(digest)
     }

@@ -20,9 +20,11 @@ public enum HTTPDate {
         let clock = time.split(separator: ":").compactMap { Int($0) }
         // Four-digit years only: a larger one overflowed the day count.
         guard clock.count == 3, (1...31).contains(day), (1...9999).contains(year), clock[0] < 24, clock[1] < 60,
-              clock[2] < 61 else { return nil }
-        return Double(daysSinceEpoch(year: year, month: month + 1, day: day) * 86400
-            + clock[0] * 3600 + clock[1] * 60 + clock[2])
+            clock[2] < 61
+        else { return nil }
+        return Double(
+            daysSinceEpoch(year: year, month: month + 1, day: day) * 86400
+                + clock[0] * 3600 + clock[1] * 60 + clock[2])
     }
 
     /// Formats seconds since 1970 as an IMF-fixdate.
@@ -35,14 +37,16 @@ public enum HTTPDate {
         let month = months[date.month - 1].prefix(1).uppercased() + months[date.month - 1].dropFirst()
         // IMF-fixdate's year is four digits: year 19 printed as "19" read back as 2019 (found by fuzzing).
         let year = String(date.year)
-        return "\(weekday), \(pad(date.day)) \(month) \(String(repeating: "0", count: max(0, 4 - year.count)) + year) \(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
+        return
+            "\(weekday), \(pad(date.day)) \(month) \(String(repeating: "0", count: max(0, 4 - year.count)) + year) \(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
     }
 
     /// Formats seconds since 1970 as ISO 8601 in UTC, e.g. "2026-11-22T10:15:00Z".
     public static func iso8601(_ seconds: Double) -> String {
         let (date, secondsOfDay) = civil(seconds)
         let year = String(date.year)
-        return "\(year)-\(pad(date.month))-\(pad(date.day))T\(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60))Z"
+        return
+            "\(year)-\(pad(date.month))-\(pad(date.day))T\(pad(secondsOfDay / 3600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60))Z"
     }
 
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An open file descriptor, owned: closed by `close()` or in `deinit`. The
@@ -38,7 +38,9 @@ final class OpenFile {
     /// The file's size now. The corresponding C function is `fstat`.
     func size() throws -> Int {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw ImageCoreError.cacheIO("cannot stat", path: path, errno: errno) }
+        guard fstat(descriptor, &info) == 0 else {
+            throw ImageCoreError.cacheIO("cannot stat", path: path, errno: errno)
+        }
         return Int(info.st_size)
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Thin wrappers over the POSIX file calls the caches need, turning errno into
@@ -183,8 +183,11 @@ enum POSIXFile {
     /// time if `statting(name)` asks for them: those are stat'ed relative to
     /// the open directory, so the kernel does not resolve the whole path
     /// again (what `clean` scans).
-    static func listFiles(_ directory: String, statting: (String) -> Bool)
-        -> [(name: String, status: (size: Int, modified: Double)?)] {
+    static func listFiles(
+        _ directory: String, statting: (String) -> Bool
+    )
+        -> [(name: String, status: (size: Int, modified: Double)?)]
+    {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         let fd = dirfd(dir)
@@ -202,7 +205,9 @@ enum POSIXFile {
                 files.append((name, nil))
                 continue
             }
-            guard fstatat(fd, cName, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard fstatat(fd, cName, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                continue
+            }
             files.append((name, (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)))
         }
         return files

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A lock with `Synchronization.Mutex`'s interface over a pthread mutex.
@@ -29,7 +29,9 @@ public final class PThreadMutex<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    public func withLock<Result, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         return try body(&value)

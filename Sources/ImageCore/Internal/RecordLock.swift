@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One-byte `fcntl` record locks on an open file: many independent locks in

@@ -5,8 +5,10 @@ extension CurlEasyHandle {
     /// timeouts, the size limit, TLS, authentication, proxy, cookies, the
     /// method and body, and the request headers plus `extraHeaders`. Throws
     /// if libcurl refuses one. The corresponding C function is `curl_easy_setopt`.
-    func apply(_ request: DownloadRequest, settings: Downloader.Configuration, share: UnsafeMutableRawPointer?,
-               extraHeaders: [HTTPHeader]) throws {
+    func apply(
+        _ request: DownloadRequest, settings: Downloader.Configuration, share: UnsafeMutableRawPointer?,
+        extraHeaders: [HTTPHeader]
+    ) throws {
         var extraHeaders = extraHeaders
         let timeoutMs = Int(request.timeout * 1000)
         try set(CURLOPT_URL, request.url)
@@ -44,7 +46,10 @@ extension CurlEasyHandle {
         if let body = request.uploadBody {
             try setUploadBody(body)
             // "Expect:" saves the 100-continue round trip.
-            extraHeaders += [HTTPHeader(name: "Expect", value: ""), HTTPHeader(name: "Content-Type", value: "application/octet-stream")]
+            extraHeaders += [
+                HTTPHeader(name: "Expect", value: ""),
+                HTTPHeader(name: "Content-Type", value: "application/octet-stream"),
+            ]
         }
         try setHeaders(request.effectiveHeaders + extraHeaders)
     }

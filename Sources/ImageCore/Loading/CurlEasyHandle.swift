@@ -49,7 +49,10 @@ final class CurlEasyHandle {
     func setUploadBody(_ body: [UInt8]) throws {
         var body = body
         try set(CURLOPT_POSTFIELDSIZE_LARGE, body.count)
-        try check(body.withUnsafeMutableBytes { imgcache_curl_easy_setopt_pointer(raw, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+        try check(
+            body.withUnsafeMutableBytes {
+                imgcache_curl_easy_setopt_pointer(raw, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+            })
     }
 
     /// Sets the request headers. The corresponding C functions are
@@ -104,7 +107,8 @@ final class CurlEasyHandle {
     /// The corresponding C function is `curl_easy_strerror`.
     private func check(_ code: CURLcode) throws {
         guard code == CURLE_OK else {
-            throw ImageCoreError(.failure, "libcurl refused an option: \(String(cString: imgcache_curl_easy_strerror(code)))")
+            throw ImageCoreError(
+                .failure, "libcurl refused an option: \(String(cString: imgcache_curl_easy_strerror(code)))")
         }
     }
 }

@@ -15,11 +15,11 @@ enum CurlError {
         case CURLE_OPERATION_TIMEDOUT:
             return ImageCoreError(.network, "timed out (\(text))")
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
-             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_INVALIDCERTSTATUS:
+            CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS:
             return ImageCoreError(.network, "TLS error (\(text))")
         case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+            CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
             return ImageCoreError(.network, "connection lost (\(text))")
         case CURLE_TOO_MANY_REDIRECTS:
             return ImageCoreError(.http, "too many redirects (\(text))", isTransient: false)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
 internal import CCurl
 internal import CImageCoreShims
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// libcurl's multi interface, driven by one thread of its own. Callers queue
 /// transfers from any thread; the loop admits at most
@@ -46,7 +47,9 @@ final class CurlMultiLoop: Sendable {
     /// The corresponding C functions are `curl_multi_init` and `curl_share_init`.
     init(settings: Downloader.Configuration) throws {
         try CurlGlobal.initializeOnce()
-        guard let multi = imgcache_curl_multi_init() else { throw ImageCoreError(.failure, "libcurl: cannot create a multi handle") }
+        guard let multi = imgcache_curl_multi_init() else {
+            throw ImageCoreError(.failure, "libcurl: cannot create a multi handle")
+        }
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxConnectionsPerHost)
         // Keep idle connections for reuse: libcurl's default cache size
         // follows the number of handles added, which dips between transfers.
@@ -65,7 +68,8 @@ final class CurlMultiLoop: Sendable {
     /// Queues a transfer and wakes the loop.
     func enqueue(id: UInt64, request: DownloadRequest, continuation: CheckedContinuation<DownloadResponse, any Error>) {
         let startThread = inbox.withLock { inbox in
-            inbox.queued.append(Queued(id: id, sequence: inbox.nextSequence, request: request, continuation: continuation))
+            inbox.queued.append(
+                Queued(id: id, sequence: inbox.nextSequence, request: request, continuation: continuation))
             inbox.nextSequence += 1
             defer { inbox.threadStarted = true }
             return !inbox.threadStarted
@@ -107,11 +111,13 @@ final class CurlMultiLoop: Sendable {
     private func startLoopThread() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, context)
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
         precondition(started == 0, "cannot start the download thread: \(systemErrorMessage(started))")
         inbox.withLock { $0.thread = thread }
     }
@@ -140,7 +146,7 @@ final class CurlMultiLoop: Sendable {
             var finished = 0
             while let message = imgcache_curl_multi_info_read(handles.multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                      let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
+                    let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
                 else { continue }
                 let code = message.pointee.data.result
                 imgcache_curl_multi_remove_handle(handles.multi, easy)
@@ -155,9 +161,13 @@ final class CurlMultiLoop: Sendable {
         cleanUpOnce()
     }
 
-    private func start(_ item: Queued, active: inout [UInt64: CurlTransfer], byHandle: inout [UnsafeMutableRawPointer: UInt64]) {
-        guard let transfer = CurlTransfer(id: item.id, request: item.request, settings: settings,
-                                          continuation: item.continuation)
+    private func start(
+        _ item: Queued, active: inout [UInt64: CurlTransfer], byHandle: inout [UnsafeMutableRawPointer: UInt64]
+    ) {
+        guard
+            let transfer = CurlTransfer(
+                id: item.id, request: item.request, settings: settings,
+                continuation: item.continuation)
         else {
             item.continuation.resume(throwing: ImageCoreError(.failure, "libcurl could not create a handle"))
             return

@@ -23,8 +23,10 @@ final class CurlTransfer {
     private let events: EventLog
 
     /// Creates the easy handle; nil if libcurl cannot. The corresponding C function is `curl_easy_init`.
-    init?(id: UInt64, request: DownloadRequest, settings: Downloader.Configuration,
-          continuation: CheckedContinuation<DownloadResponse, any Error>) {
+    init?(
+        id: UInt64, request: DownloadRequest, settings: Downloader.Configuration,
+        continuation: CheckedContinuation<DownloadResponse, any Error>
+    ) {
         guard let easy = CurlEasyHandle() else { return nil }
         self.id = id
         self.request = request
@@ -43,7 +45,8 @@ final class CurlTransfer {
             sink = try BodySink(temporaryIn: settings.temporaryDirectory)
         }
         try easy.apply(request, settings: settings, share: share, extraHeaders: resumable?.requestHeaders ?? [])
-        try easy.setCallbacks(body: curlWriteBody, header: curlReceiveHeader, context: Unmanaged.passUnretained(self).toOpaque())
+        try easy.setCallbacks(
+            body: curlWriteBody, header: curlReceiveHeader, context: Unmanaged.passUnretained(self).toOpaque())
         events.emit("request started: \(request.method) \(request.url)")
     }
 
@@ -62,7 +65,8 @@ final class CurlTransfer {
                 abortReason = head.httpError(status)
                 return 0
             }
-            if resumable?.start(status: status, head: head, contentLength: easy.contentLength, url: request.url) == true {
+            if resumable?.start(status: status, head: head, contentLength: easy.contentLength, url: request.url) == true
+            {
                 sniffer.skip()
                 events.emit("resumed \(request.url) at \(kept) bytes")
             }
@@ -154,9 +158,10 @@ final class CurlTransfer {
     }
 
     private func response(_ status: Int) -> DownloadResponse {
-        DownloadResponse(status: status, effectiveURL: easy.effectiveURL ?? request.url, headers: head.headers,
-                         bodyPath: sink?.path ?? "", bodySize: kept + (sink?.received ?? 0),
-                         requestTime: requestTime, responseTime: WallClock.now())
+        DownloadResponse(
+            status: status, effectiveURL: easy.effectiveURL ?? request.url, headers: head.headers,
+            bodyPath: sink?.path ?? "", bodySize: kept + (sink?.received ?? 0),
+            requestTime: requestTime, responseTime: WallClock.now())
     }
 }
 

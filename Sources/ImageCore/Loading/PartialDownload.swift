@@ -33,9 +33,9 @@ struct PartialDownload {
             return PartialDownload(file: file, resumable: nil)
         }
         var resumable: (Int, String)?
-        if
-           let record = try? POSIXFile.read(recordPath(path), limit: 8192),
-           let status = POSIXFile.status(recordPath(path)), WallClock.now() - status.modified < maxAge {
+        if let record = try? POSIXFile.read(recordPath(path), limit: 8192),
+            let status = POSIXFile.status(recordPath(path)), WallClock.now() - status.modified < maxAge
+        {
             let lines = String(decoding: record, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             if lines.count >= 2, lines[0] == url, !lines[1].isEmpty {
                 resumable = (size, String(lines[1]))
@@ -50,7 +50,8 @@ struct PartialDownload {
     static func strongValidator(_ headers: [String: String]) -> String? {
         if let etag = headers["etag"], !etag.hasPrefix("W/") { return etag }
         if let modified = headers["last-modified"], let lastModified = HTTPDate.parse(modified),
-           let date = headers["date"].flatMap(HTTPDate.parse), date - lastModified >= 1 {
+            let date = headers["date"].flatMap(HTTPDate.parse), date - lastModified >= 1
+        {
             return modified
         }
         return nil
@@ -59,8 +60,9 @@ struct PartialDownload {
     /// Records that the body now being written may be resumed with `validator`.
     static func remember(_ path: String, url: String, validator: String?) {
         guard let validator else { return _ = try? POSIXFile.remove(recordPath(path)) }
-        try? POSIXFile.writeAtomically(Array("\(url)\n\(validator)\n".utf8), to: recordPath(path),
-                                       temporaryDirectory: String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
+        try? POSIXFile.writeAtomically(
+            Array("\(url)\n\(validator)\n".utf8), to: recordPath(path),
+            temporaryDirectory: String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
     }
 
     /// Empties the body and removes its record (the body is still locked).

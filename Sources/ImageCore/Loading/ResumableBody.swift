@@ -76,7 +76,9 @@ struct ResumableBody {
     static func contentRange(_ value: String?) -> (start: Int, total: Int?)? {
         guard let value, value.hasPrefix("bytes ") else { return nil }
         let parts = value.dropFirst(6).split(separator: "/")
-        guard parts.count == 2, let start = parts[0].split(separator: "-").first.flatMap({ Int($0) }) else { return nil }
+        guard parts.count == 2, let start = parts[0].split(separator: "-").first.flatMap({ Int($0) }) else {
+            return nil
+        }
         return (start, Int(parts[1]))
     }
 }

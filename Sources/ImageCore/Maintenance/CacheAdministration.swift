@@ -49,21 +49,25 @@ package struct CacheAdministration: Sendable {
     package func entry(for url: String, configuration: CacheConfiguration) -> EntryStatus {
         let key = keyPolicy.key(for: url)
         let registry = FailedURLRegistry(directory: directory, timeToLive: configuration.failedTTL)
-        return EntryStatus(key: key, entry: DiskCache.peek(directory: directory, key: key),
-                           failure: registry.record(for: key))
+        return EntryStatus(
+            key: key, entry: DiskCache.peek(directory: directory, key: key),
+            failure: registry.record(for: key))
     }
 
     /// Creates the directory if needed, removes entries unused for longer
     /// than `maxAge`, then the least recently used down to `maxSize` (nil:
     /// the limits in `imgcache.conf`), and counts the evictions in the
     /// directory's statistics. Does nothing if another clean is running.
-    package func clean(maxAge: Double?, maxSize: Int?, dryRun: Bool,
-                       events: EventLog = .silent) throws -> CacheCleaner.Report {
+    package func clean(
+        maxAge: Double?, maxSize: Int?, dryRun: Bool,
+        events: EventLog = .silent
+    ) throws -> CacheCleaner.Report {
         try directory.prepare()
         let configuration = try configuration()
         let cleaner = CacheCleaner(directory: directory, events: events)
-        let report = try cleaner.clean(maxAge: maxAge ?? configuration.maxAge,
-                                       maxSize: maxSize ?? configuration.maxSize, dryRun: dryRun, waitForLock: false)
+        let report = try cleaner.clean(
+            maxAge: maxAge ?? configuration.maxAge,
+            maxSize: maxSize ?? configuration.maxSize, dryRun: dryRun, waitForLock: false)
         if !dryRun && !report.skippedBecauseBusy {
             let statistics = Statistics()
             statistics.add(.evictions, report.expiredEntries + report.evictedEntries)

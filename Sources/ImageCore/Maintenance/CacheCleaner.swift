@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Expires and trims a cache directory (what `clean` runs, and what a
@@ -44,8 +44,10 @@ public struct CacheCleaner: Sendable {
     /// Removes entries unused for longer than `maxAge` (if given), then the
     /// least recently used until the entries fit `maxSize` (if given), then
     /// expired failed-URL records and stray files older than an hour.
-    public func clean(maxAge: Double?, maxSize: Int?, dryRun: Bool = false, waitForLock: Bool = true,
-                      now: Double = WallClock.now()) throws -> Report {
+    public func clean(
+        maxAge: Double?, maxSize: Int?, dryRun: Bool = false, waitForLock: Bool = true,
+        now: Double = WallClock.now()
+    ) throws -> Report {
         var report = Report()
         guard let lock = try CleanLock(directory: directory, wait: waitForLock) else {
             report.skippedBecauseBusy = true
@@ -62,7 +64,9 @@ public struct CacheCleaner: Sendable {
             if let maxAge, now - item.lastUsed > maxAge {
                 report.expiredEntries += 1
                 report.bytesRemoved += item.bytes
-                if !dryRun { removeEntry(item, why: "unused for \(Quantities.formatDuration((now - item.lastUsed).rounded()))") }
+                if !dryRun {
+                    removeEntry(item, why: "unused for \(Quantities.formatDuration((now - item.lastUsed).rounded()))")
+                }
             } else {
                 keep.append(item)
             }

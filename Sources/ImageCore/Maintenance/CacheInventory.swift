@@ -48,7 +48,9 @@ public struct CacheInventory: Sendable {
             var data: [String: [(name: String, bytes: Int)]] = [:]
             // Only records (last use) and files whose size their name does
             // not say are stat'ed: half the calls of `find -mtime`.
-            for file in POSIXFile.listFiles(shardPath, statting: { $0.hasSuffix(".meta") || Self.sizeInName($0) == nil }) {
+            for file in POSIXFile.listFiles(
+                shardPath, statting: { $0.hasSuffix(".meta") || Self.sizeInName($0) == nil })
+            {
                 let utf8 = file.name.utf8
                 let stem = String(file.name[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)])
                 if utf8.count > 64 && file.name.contains(".partial") {
@@ -70,8 +72,10 @@ public struct CacheInventory: Sendable {
                     }
                     files.removeAll { !live.contains($0.name) }
                 }
-                inventory.items.append(Item(hash: hash, bytes: files.reduce(0) { $0 + $1.bytes }, lastUsed: lastUsed,
-                                            dataPaths: files.map { "\(shardPath)/\($0.name)" }))
+                inventory.items.append(
+                    Item(
+                        hash: hash, bytes: files.reduce(0) { $0 + $1.bytes }, lastUsed: lastUsed,
+                        dataPaths: files.map { "\(shardPath)/\($0.name)" }))
             }
             for files in data.values {
                 for file in files { inventory.addStray("\(shardPath)/\(file.name)") }

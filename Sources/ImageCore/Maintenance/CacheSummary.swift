@@ -19,13 +19,16 @@ public struct CacheSummary: Sendable {
         var failed = 0
         for shard in POSIXFile.list(directory.failed) {
             for name in POSIXFile.list("\(directory.failed)/\(shard)") {
-                if let record = FailedURLRegistry.readRecord("\(directory.failed)/\(shard)/\(name)"), record.expiresAt > now {
+                if let record = FailedURLRegistry.readRecord("\(directory.failed)/\(shard)/\(name)"),
+                    record.expiresAt > now
+                {
                     failed += 1
                 }
             }
         }
         let uses = inventory.items.map(\.lastUsed)
-        return CacheSummary(entries: inventory.items.count, bytes: inventory.totalBytes, oldestUse: uses.min(),
-                            newestUse: uses.max(), failedURLs: failed, counters: Statistics.totals(in: directory))
+        return CacheSummary(
+            entries: inventory.items.count, bytes: inventory.totalBytes, oldestUse: uses.min(),
+            newestUse: uses.max(), failedURLs: failed, counters: Statistics.totals(in: directory))
     }
 }

@@ -48,8 +48,9 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// HTTP defines them and as curl's `--retry` treats them.
     public static func httpStatus(_ status: Int) -> ImageCoreError {
         let transient = [408, 429, 500, 502, 503, 504].contains(status)
-        return ImageCoreError(.http, "HTTP \(status)\(reasonPhrase(status).map { " \($0)" } ?? "")",
-                              httpStatus: status, isTransient: transient)
+        return ImageCoreError(
+            .http, "HTTP \(status)\(reasonPhrase(status).map { " \($0)" } ?? "")",
+            httpStatus: status, isTransient: transient)
     }
 
     /// A cache read or write failed; `errno` names the cause.

@@ -56,7 +56,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     private static func describeNonImage(_ head: [UInt8]) -> String {
         let text = String(decoding: head, as: UTF8.self).lowercased()
             .drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }
-        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head") || text.hasPrefix("<body") {
+        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head")
+            || text.hasPrefix("<body")
+        {
             return "not an image (HTML page)"
         }
         if text.hasPrefix("<?xml") || text.hasPrefix("<svg") { return "not a supported image (XML/SVG)" }

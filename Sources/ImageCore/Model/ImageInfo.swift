@@ -15,8 +15,10 @@ public struct ImageInfo: Sendable, Equatable {
     public var orientation: Int
 
     /// Creates header facts.
-    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int? = nil,
-                orientation: Int = 1) {
+    public init(
+        format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int? = nil,
+        orientation: Int = 1
+    ) {
         self.format = format
         self.width = width
         self.height = height

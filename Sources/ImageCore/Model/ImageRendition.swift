@@ -26,16 +26,18 @@ public struct ImageRendition: Sendable, Equatable {
     /// (full-size re-encodings, raw pixels).
     public var variantName: String? {
         guard let scale, let encoding else { return nil }
-        let size = switch scale {
-        case .fit(let width, let height): "thumbnail=\(width)x\(height)"
-        case .maxPixels(let count): "max-pixels=\(count)"
-        }
+        let size =
+            switch scale {
+            case .fit(let width, let height): "thumbnail=\(width)x\(height)"
+            case .maxPixels(let count): "max-pixels=\(count)"
+            }
         // "frames=all": animations are kept whole (before, a thumbnail of one was a still).
         let picked = frame.map { ",frame=\($0)" } ?? ",frames=all"
-        let format = switch encoding {
-        case .format(let chosen): chosen.rawValue
-        case .matchingOriginal: "original"
-        }
+        let format =
+            switch encoding {
+            case .format(let chosen): chosen.rawValue
+            case .matchingOriginal: "original"
+            }
         let quality = quality.map(String.init) ?? "default"
         return "\(size)\(picked),encode=\(format),quality=\(quality),orient=\(appliesOrientation ? 1 : 0)"
     }

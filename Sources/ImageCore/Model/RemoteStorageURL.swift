@@ -44,8 +44,10 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
             case ("connect-timeout", let ms?) where ms > 0: connectTimeout = ms / 1000
             case ("timeout", let ms?) where ms > 0: timeout = ms / 1000
             default:
-                throw ImageCoreError(.failure, "remote storage '\(Self.masked(url))': unknown attribute '\(attribute)' "
-                                     + "(expected read-only, connect-timeout=MS or timeout=MS)")
+                throw ImageCoreError(
+                    .failure,
+                    "remote storage '\(Self.masked(url))': unknown attribute '\(attribute)' "
+                        + "(expected read-only, connect-timeout=MS or timeout=MS)")
             }
         }
     }

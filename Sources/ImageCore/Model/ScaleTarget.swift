@@ -23,8 +23,10 @@ public enum ScaleTarget: Sendable, Equatable {
         case .fit(let boxWidth, let boxHeight):
             let scale = min(1, Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
             guard scale < 1 else { return (width, height) }
-            return (min(boxWidth, max(1, Int((Double(width) * scale).rounded()))),
-                    min(boxHeight, max(1, Int((Double(height) * scale).rounded()))))
+            return (
+                min(boxWidth, max(1, Int((Double(width) * scale).rounded()))),
+                min(boxHeight, max(1, Int((Double(height) * scale).rounded())))
+            )
         case .maxPixels(let limit):
             guard width * height > limit else { return (width, height) }
             let scale = (Double(limit) / Double(width * height)).squareRoot()

@@ -12,8 +12,10 @@ extension ImageManager {
         let cookies = configuration.cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
         let requestDigest = FailedURLRegistry.requestDigest(request.download, cookies: cookies)
         if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest) {
-            throw ImageCoreError(.failedBefore,
-                                 "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again")
+            throw ImageCoreError(
+                .failedBefore,
+                "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again"
+            )
         }
         if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
         return requestDigest
@@ -22,9 +24,12 @@ extension ImageManager {
     /// After a failed fetch: serves the stale entry if the error is transient
     /// and the entry allows it (`stale-if-error`); otherwise counts the
     /// failure, remembers a permanent one, and rethrows.
-    func recover(from error: ImageCoreError, _ request: ImageRequest, key: CacheKey, stale: CachedData?,
-                 requestDigest: String?) throws -> ImageResponse {
-        if let stale, error.isTransient, CachePolicy.servesStaleOnError(stale.entry, for: request, now: WallClock.now()) {
+    func recover(
+        from error: ImageCoreError, _ request: ImageRequest, key: CacheKey, stale: CachedData?,
+        requestDigest: String?
+    ) throws -> ImageResponse {
+        if let stale, error.isTransient, CachePolicy.servesStaleOnError(stale.entry, for: request, now: WallClock.now())
+        {
             statistics.add(.diskHits)
             events.emit("served stale from disk after an error: \(request.url): \(error.message)")
             return diskResponse(stale, request, key)

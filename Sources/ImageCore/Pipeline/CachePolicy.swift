@@ -19,7 +19,9 @@ public enum CachePolicy {
     /// What to do with `entry` for `request` at `now`.
     public static func decide(_ entry: CacheEntry, for request: ImageRequest, now: Double) -> Decision {
         let stored = entry.response
-        if let key = stored.variantKey, key == "*" || key != StoredResponse.variantKey(vary: stored.vary, request: request.download) {
+        if let key = stored.variantKey,
+            key == "*" || key != StoredResponse.variantKey(vary: stored.vary, request: request.download)
+        {
             return request.network == .offline ? .refuse("cached for other request headers (Vary)") : .mismatch
         }
         let control = CacheControl(stored.cacheControl)
@@ -27,11 +29,13 @@ public enum CachePolicy {
         let fresh = now < freshUntil && !control.noCache
         if request.network == .offline {
             if fresh || !(control.mustRevalidate || control.noCache) { return .serve }
-            return .refuse("stale, and the server requires revalidation (\(control.noCache ? "no-cache" : "must-revalidate"))")
+            return .refuse(
+                "stale, and the server requires revalidation (\(control.noCache ? "no-cache" : "must-revalidate"))")
         }
         if fresh && (!request.refresh || control.immutable) { return .serve }
         if !fresh, !request.refresh, !control.mustRevalidate, let window = control.staleWhileRevalidate,
-           now < freshUntil + window {
+            now < freshUntil + window
+        {
             return .serveThenRevalidate
         }
         return .revalidate

@@ -52,8 +52,9 @@ extension ImageManager {
 
     /// A disk entry as a response.
     func diskResponse(_ cached: CachedData, _ request: ImageRequest, _ key: CacheKey) -> ImageResponse {
-        ImageResponse(url: request.url, key: key, source: .disk, info: cached.entry.info, bytes: cached.bytes,
-                      entry: cached.entry, path: cached.path)
+        ImageResponse(
+            url: request.url, key: key, source: .disk, info: cached.entry.info, bytes: cached.bytes,
+            entry: cached.entry, path: cached.path)
     }
 
     /// Revalidates a stale entry served under `stale-while-revalidate`;

@@ -29,7 +29,8 @@ extension ImageManager {
         // Another process may have stored it between our lookup and our
         // taking the lock (it downloads, stores, then unlocks): look again.
         if locked, stale == nil, request.storesToDisk, !request.refresh, let cached = try disk.lookup(key),
-           CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve {
+            CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve
+        {
             return storedElsewhere(cached, request)
         }
         var stale = stale
@@ -46,8 +47,9 @@ extension ImageManager {
     /// The origin's answer: a 304 merged into the stale entry, or a new body
     /// verified and stored.
     private func fetchFromOrigin(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
-        let downloaded = try await downloadRetrying(download(for: request, key: key, stale: stale),
-                                                    retries: request.retries)
+        let downloaded = try await downloadRetrying(
+            download(for: request, key: key, stale: stale),
+            retries: request.retries)
         var consumed = false
         defer { if !consumed { _ = try? POSIXFile.remove(downloaded.bodyPath) } }
         if downloaded.status == 304 { return try merge(notModified: downloaded, into: stale, request, key: key) }
@@ -64,8 +66,10 @@ extension ImageManager {
 
     /// Waits while another process downloads this key; returns the entry it
     /// stored if that is as good as our own download would be, else nil.
-    private func waitForOtherProcess(_ locks: DownloadLocks, _ request: ImageRequest,
-                                     key: CacheKey) async throws -> CachedData? {
+    private func waitForOtherProcess(
+        _ locks: DownloadLocks, _ request: ImageRequest,
+        key: CacheKey
+    ) async throws -> CachedData? {
         let deadline = WallClock.monotonic() + request.download.timeout
         let waitStarted = WallClock.now()
         while locks.isHeldElsewhere(key.hash) && WallClock.monotonic() < deadline {
@@ -74,7 +78,8 @@ extension ImageManager {
         // An entry stored while we waited is as fresh as our own download would be.
         guard let cached = try disk.lookup(key) else { return nil }
         let decision = CachePolicy.decide(cached.entry, for: request, now: WallClock.now())
-        let fresh = decision == .serve
+        let fresh =
+            decision == .serve
             || (decision != .mismatch && !request.refresh && cached.entry.storedAt >= waitStarted - 1)
         return fresh ? cached : nil
     }

@@ -11,14 +11,17 @@ extension ImageManager {
 
     /// Asks each remote store in turn; nil when none has a usable entry.
     func lookUpRemote(_ remote: RemoteCache, _ request: ImageRequest, key: CacheKey) async throws -> RemoteOutcome? {
-        guard let hit = await remote.lookup(key, url: request.url, maxBytes: request.download.maxBytes,
-                                            inspect: { [decoder] in try decoder.inspect($0) })
+        guard
+            let hit = await remote.lookup(
+                key, url: request.url, maxBytes: request.download.maxBytes,
+                inspect: { [decoder] in try decoder.inspect($0) })
         else { return nil }
         let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
         var local: CachedData?
         if decision != .mismatch && request.storesToDisk {
-            local = try disk.store(hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
-                                   response: hit.entry.response)
+            local = try disk.store(
+                hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
+                response: hit.entry.response)
             storedEntries.add(1, ordering: .relaxed)  // counts for the trim to max-size in finish()
         }
         if decision == .serve && !request.refresh {

@@ -16,7 +16,8 @@ extension ImageManager {
         guard let encoding = request.encoding else { return try await decoded(response, request) }
         let format = encoding.resolved(for: response.info.format)
         if let name = request.variantName, let entry = response.entry,
-           let bytes = disk.variant(of: entry, key: response.key, transform: name) {
+            let bytes = disk.variant(of: entry, key: response.key, transform: name)
+        {
             events.emit("variant from disk (\(name)): \(request.url)")
             var rendition = Rendition(response: response, fromStoredVariant: true)
             rendition.response.encoded = (bytes, format)
@@ -31,8 +32,9 @@ extension ImageManager {
         events.emit("encoded as \(format.rawValue) (\(bytes.count) bytes): \(request.url)")
         if let name = request.variantName, let entry = response.entry, request.storesToDisk {
             do {
-                try disk.storeVariant(bytes, transform: name, fileExtension: format.fileExtension, of: entry,
-                                      key: response.key)
+                try disk.storeVariant(
+                    bytes, transform: name, fileExtension: format.fileExtension, of: entry,
+                    key: response.key)
             } catch {
                 events.emit("variant not kept: \(request.url): \(error)")
             }

@@ -19,20 +19,24 @@ extension ImageManager {
 
     /// A 304 Not Modified: the stale entry's bytes with its metadata renewed
     /// from the response (and the renewed entry uploaded to remote storage).
-    func merge(notModified downloaded: DownloadResponse, into stale: CachedData?, _ request: ImageRequest,
-               key: CacheKey) throws -> Fetched {
+    func merge(
+        notModified downloaded: DownloadResponse, into stale: CachedData?, _ request: ImageRequest,
+        key: CacheKey
+    ) throws -> Fetched {
         guard let stale else {
             throw ImageCoreError(.http, "HTTP 304 Not Modified to a request that was not conditional", httpStatus: 304)
         }
         statistics.add(.revalidations)
-        let response = stale.entry.response.updated(by: downloaded.headers, request: request.download,
-                                                    requestTime: downloaded.requestTime,
-                                                    responseTime: downloaded.responseTime)
+        let response = stale.entry.response.updated(
+            by: downloaded.headers, request: request.download,
+            requestTime: downloaded.requestTime,
+            responseTime: downloaded.responseTime)
         let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
         events.emit("revalidated (304 Not Modified): \(request.url)")
         remote?.upload(entry, bytes: stale.bytes, key: key, url: request.url)
-        return Fetched(info: entry.info, bytes: stale.bytes,
-                       stored: CachedData(entry: entry, bytes: stale.bytes, path: stale.path), source: .revalidated)
+        return Fetched(
+            info: entry.info, bytes: stale.bytes,
+            stored: CachedData(entry: entry, bytes: stale.bytes, path: stale.path), source: .revalidated)
     }
 
     /// Downloads, retrying transient failures (network errors, 408, 429,

@@ -11,8 +11,10 @@ extension ImageManager {
     /// Stores a verified download unless the request or the server forbids
     /// it (`--no-store`, `Cache-Control: no-store`); nil when not stored.
     /// Moves the downloaded file into the cache.
-    func store(_ downloaded: DownloadResponse, bytes: [UInt8], info: ImageInfo, _ request: ImageRequest,
-               key: CacheKey) throws -> CachedData? {
+    func store(
+        _ downloaded: DownloadResponse, bytes: [UInt8], info: ImageInfo, _ request: ImageRequest,
+        key: CacheKey
+    ) throws -> CachedData? {
         guard request.storesToDisk else { return nil }
         if CacheControl(downloaded.headers["cache-control"]).noStore {
             // The server forbids keeping it; an older copy is outdated too.
@@ -20,17 +22,21 @@ extension ImageManager {
             events.emit("not stored (Cache-Control: no-store): \(request.url)")
             return nil
         }
-        let response = StoredResponse(headers: downloaded.headers, request: request.download,
-                                      requestTime: downloaded.requestTime, responseTime: downloaded.responseTime)
-        let stored = try disk.store(bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
-                                    response: response)
+        let response = StoredResponse(
+            headers: downloaded.headers, request: request.download,
+            requestTime: downloaded.requestTime, responseTime: downloaded.responseTime)
+        let stored = try disk.store(
+            bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
+            response: response)
         storedEntries.add(1, ordering: .relaxed)
         remote?.upload(stored.entry, bytes: bytes, key: key, url: request.url)
         if let maxSize = configuration.cache.maxSize,
-           bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10 {
+            bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10
+        {
             trimToMaxSize()
         }
-        events.emit("stored: \(request.url) (\(info.format.rawValue) \(info.width)×\(info.height), \(bytes.count) bytes)")
+        events.emit(
+            "stored: \(request.url) (\(info.format.rawValue) \(info.width)×\(info.height), \(bytes.count) bytes)")
         return stored
     }
 
@@ -57,8 +63,9 @@ extension ImageManager {
         var remembered = response
         remembered.encoded = nil
         if partial { remembered.image = nil }
-        let evicted = memory.set(Remembered(response: remembered), for: response.key.string,
-                                 cost: Remembered(response: remembered).cost)
+        let evicted = memory.set(
+            Remembered(response: remembered), for: response.key.string,
+            cost: Remembered(response: remembered).cost)
         if evicted > 0 { events.emit("evicted \(evicted) image(s) from memory") }
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A remote storage on an HTTP server that accepts PUT and DELETE (nginx's

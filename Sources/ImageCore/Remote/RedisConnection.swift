@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CHiredis
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One connection to a Redis server: owns a hiredis `redisContext`, freed in
 /// `deinit`. Blocking: call it off the cooperative pool (`runInBackground`).
@@ -47,7 +48,9 @@ final class RedisConnection: @unchecked Sendable {
             return copy
         }
         defer { copies.forEach { $0.deallocate() } }
-        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+        var pointers: [UnsafePointer<CChar>?] = copies.map {
+            UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
         let lengths = arguments.map(\.count)
         guard let raw = redisCommandArgv(context, Int32(arguments.count), &pointers, lengths) else { throw failure() }
         defer { freeReplyObject(raw) }

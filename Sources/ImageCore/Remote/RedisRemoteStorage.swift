@@ -19,7 +19,8 @@ final class RedisRemoteStorage: RemoteStorage {
     init(_ configured: RemoteStorageURL) {
         self.configured = configured
         let parts = RemoteStorageURL.split(configured.url)
-        let userInfo = parts.userInfo?.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) ?? []
+        let userInfo =
+            parts.userInfo?.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) ?? []
         user = userInfo.count == 2 && !userInfo[0].isEmpty ? userInfo[0] : nil
         password = userInfo.last
         let hostPort = parts.hostAndPath.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
@@ -64,16 +65,20 @@ final class RedisRemoteStorage: RemoteStorage {
             if !connection.isBroken { idle.withLock { $0.append(connection) } }
             return reply
         } catch let error as ImageCoreError {
-            throw ImageCoreError(.network, "\(arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "") \(configured): \(error.message)")
+            throw ImageCoreError(
+                .network,
+                "\(arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "") \(configured): \(error.message)")
         }
     }
 
     /// A new connection, authenticated and on the configured database.
     private func connect() throws -> RedisConnection {
-        let connection = try RedisConnection(host: host, port: port, connectTimeout: configured.connectTimeout,
-                                             timeout: configured.timeout)
+        let connection = try RedisConnection(
+            host: host, port: port, connectTimeout: configured.connectTimeout,
+            timeout: configured.timeout)
         if let password {
-            _ = try connection.command((user.map { ["AUTH", $0, password] } ?? ["AUTH", password]).map { Array($0.utf8) })
+            _ = try connection.command(
+                (user.map { ["AUTH", $0, password] } ?? ["AUTH", password]).map { Array($0.utf8) })
         }
         if database != 0 { _ = try connection.command(["SELECT", String(database)].map { Array($0.utf8) }) }
         return connection

@@ -36,8 +36,10 @@ final class RemoteCache: Sendable {
     private let statistics: Statistics
     private let events: EventLog
 
-    init(_ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
-         network: @escaping @Sendable () throws -> any DataLoading) {
+    init(
+        _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
+        network: @escaping @Sendable () throws -> any DataLoading
+    ) {
         storages = configured.map { makeRemoteStorage($0, network: network) }
         health = Mutex(Array(repeating: .untried, count: configured.count))
         self.statistics = statistics
@@ -47,8 +49,10 @@ final class RemoteCache: Sendable {
     /// The first verified entry for `key` among the storages that have not
     /// failed; nil if none has one. `inspect` is the check a download gets
     /// (sniff, header against the limits, structure to the end).
-    func lookup(_ key: CacheKey, url: String, maxBytes: Int,
-                inspect: @escaping @Sendable ([UInt8]) throws -> ImageInfo) async -> Hit? {
+    func lookup(
+        _ key: CacheKey, url: String, maxBytes: Int,
+        inspect: @escaping @Sendable ([UInt8]) throws -> ImageInfo
+    ) async -> Hit? {
         for (index, storage) in storages.enumerated() where await admit(index) {
             let object: [UInt8]?
             do {

@@ -23,7 +23,7 @@ enum RemoteObject {
         guard let newline = object.prefix(64).firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         let header = String(decoding: object[..<newline], as: UTF8.self)
         guard header.hasPrefix(magic), let length = Int(header.dropFirst(magic.count)), length > 0,
-              object.count - newline - 1 >= length
+            object.count - newline - 1 >= length
         else { return nil }
         let recordEnd = newline + 1 + length
         guard let entry = CacheEntry(parsing: Array(object[(newline + 1)..<recordEnd])) else { return nil }

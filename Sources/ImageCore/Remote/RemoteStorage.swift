@@ -24,8 +24,10 @@ public protocol RemoteStorage: Sendable {
 /// A remote storage's backend for a configured URL. HTTP goes through
 /// `network` (the manager's libcurl multi handle, so connections are shared
 /// and reused); Redis opens its own connections on first use.
-func makeRemoteStorage(_ configured: RemoteStorageURL,
-                       network: @escaping @Sendable () throws -> any DataLoading) -> any RemoteStorage {
+func makeRemoteStorage(
+    _ configured: RemoteStorageURL,
+    network: @escaping @Sendable () throws -> any DataLoading
+) -> any RemoteStorage {
     switch configured.scheme {
     case .http: HTTPRemoteStorage(configured, network: network)
     case .redis: RedisRemoteStorage(configured)
@@ -44,7 +46,9 @@ final class NetworkHandle: Sendable {
 
     /// The downloader.
     func callAsFunction() throws -> any DataLoading {
-        guard let provider = provider.withLock({ $0 }) else { throw ImageCoreError(.failure, "no network for remote storage") }
+        guard let provider = provider.withLock({ $0 }) else {
+            throw ImageCoreError(.failure, "no network for remote storage")
+        }
         return try provider()
     }
 }

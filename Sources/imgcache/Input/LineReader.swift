@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads lines from a file descriptor as a stream, a chunk at a time, so a
 /// list of any length is read in constant memory. Reads happen on Dispatch's

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Counts the URLs in a list that is a regular file, in one cheap pass with
@@ -23,7 +23,9 @@ enum URLListCount {
             for byte in chunk[..<count] {
                 if byte == UInt8(ascii: "\n") {
                     atLineStart = true
-                } else if atLineStart && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\r") {
+                } else if atLineStart && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t")
+                    && byte != UInt8(ascii: "\r")
+                {
                     atLineStart = false
                     if byte != UInt8(ascii: "#") { urls += 1 }
                 }

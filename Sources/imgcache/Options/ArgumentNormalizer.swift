@@ -19,8 +19,10 @@ enum ArgumentNormalizer {
     static let globalOptionsTakingValue: Set<String> = ["--cache-dir", "--remote-storage"]
 
     /// The global flags (`-q` and `-v` may also be clustered: `-qv` is refused later, as it should be).
-    static let globalFlags: Set<String> = ["-q", "--quiet", "-v", "--verbose", "--json", "--progress", "--no-progress",
-                                           "--no-remote-storage"]
+    static let globalFlags: Set<String> = [
+        "-q", "--quiet", "-v", "--verbose", "--json", "--progress", "--no-progress",
+        "--no-remote-storage",
+    ]
 
     /// `arguments` (without the program name), rewritten.
     static func normalize(_ arguments: [String], subcommands: Set<String>) -> [String] {
@@ -87,7 +89,9 @@ enum ArgumentNormalizer {
                 break
             }
         }
-        guard !globals.isEmpty, index < arguments.count, subcommands.contains(arguments[index]) else { return arguments }
+        guard !globals.isEmpty, index < arguments.count, subcommands.contains(arguments[index]) else {
+            return arguments
+        }
         let subcommand = arguments[index]
         let rest = Array(arguments[(index + 1)...])
         return subcommand == "help" ? [subcommand] + rest : [subcommand] + globals + rest
@@ -95,7 +99,8 @@ enum ArgumentNormalizer {
 
     /// Whether `argument` is a global option (or the start of one).
     static func isGlobalOption(_ argument: String) -> Bool {
-        globalFlags.contains(argument) || isClusterOfGlobalFlags(argument) || globalOptionsTakingValue.contains(argument)
+        globalFlags.contains(argument) || isClusterOfGlobalFlags(argument)
+            || globalOptionsTakingValue.contains(argument)
             || globalOptionsTakingValue.contains { argument.hasPrefix($0 + "=") }
     }
 

@@ -9,7 +9,10 @@ struct DownloadOptions: ParsableArguments {
     @Flag(help: "Do not write to the disk cache.")
     var noStore = false
 
-    @Flag(help: "Never use the network: serve what is cached, stale included (unless the server said must-revalidate or no-cache); anything else is exit 7.")
+    @Flag(
+        help:
+            "Never use the network: serve what is cached, stale included (unless the server said must-revalidate or no-cache); anything else is exit 7."
+    )
     var offline = false
 
     @Flag(help: "Revalidate cached entries with the server (ETag, Last-Modified) even if they are fresh.")
@@ -18,19 +21,28 @@ struct DownloadOptions: ParsableArguments {
     @Flag(help: "Serve a stale cached entry when the server fails transiently (network error, 408, 429, 5xx).")
     var staleIfError = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
     var retries = 2
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Most connections to one host.", valueName: "n"))
     var maxPerHost = 6
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
     var timeout: Double = 15
 
-    @Option(name: [.customShort("H"), .long], parsing: .unconditionalSingleValue, help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
+    @Option(
+        name: [.customShort("H"), .long], parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
     var header: [String] = []
 
-    @Option(name: [.customShort("u"), .long], parsing: .unconditional, help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
+    @Option(
+        name: [.customShort("u"), .long], parsing: .unconditional,
+        help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
     var user: String?
 
     @Option(help: ArgumentHelp("Read and update cookies in this Netscape-format file.", valueName: "file"))
@@ -39,7 +51,9 @@ struct DownloadOptions: ParsableArguments {
     @Flag(name: [.customShort("k"), .long], help: "Skip TLS certificate verification.")
     var insecure = false
 
-    @Option(help: ArgumentHelp("Proxy URL (http_proxy, https_proxy and no_proxy are honoured by default).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Proxy URL (http_proxy, https_proxy and no_proxy are honoured by default).", valueName: "url"))
     var proxy: String?
 
     @OptionGroup var key: KeyOptions
@@ -47,7 +61,9 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest body accepted (e.g. 64M).", valueName: "size"))
     var maxBytes: String = "64M"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n")
+    )
     var maxRedirects: Int = 10
 
     @Option(help: ArgumentHelp("Largest image accepted, in pixels per frame (e.g. 100M).", valueName: "n"))
@@ -65,16 +81,19 @@ struct DownloadOptions: ParsableArguments {
     /// The decoding limits these options set. Pixel counts take the
     /// suffixes K, M, G as powers of 1000.
     var limits: DecodingLimits {
-        DecodingLimits(maxPixels: Quantities.parseCount(limitPixels) ?? 100_000_000, maxFrames: limitFrames,
-                       maxTotalPixels: Quantities.parseCount(limitTotalPixels) ?? 2_000_000_000, maxJPEGScans: limitScans)
+        DecodingLimits(
+            maxPixels: Quantities.parseCount(limitPixels) ?? 100_000_000, maxFrames: limitFrames,
+            maxTotalPixels: Quantities.parseCount(limitTotalPixels) ?? 2_000_000_000, maxJPEGScans: limitScans)
     }
 
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        guard Quantities.parseSize(maxBytes) != nil else { throw ValidationError("--max-bytes: bad size '\(maxBytes)'") }
+        guard Quantities.parseSize(maxBytes) != nil else {
+            throw ValidationError("--max-bytes: bad size '\(maxBytes)'")
+        }
         guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
         guard let pixels = Quantities.parseCount(limitPixels), pixels > 0,
-              let totalPixels = Quantities.parseCount(limitTotalPixels), totalPixels > 0, limitFrames > 0, limitScans > 0
+            let totalPixels = Quantities.parseCount(limitTotalPixels), totalPixels > 0, limitFrames > 0, limitScans > 0
         else {
             throw ValidationError("--limit-* values must be positive counts (K, M, G allowed for pixels)")
         }

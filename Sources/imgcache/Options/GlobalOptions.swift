@@ -4,9 +4,11 @@ import ImageCore
 /// Options every subcommand takes. `Help` says what `-v` and `--json` do in
 /// that subcommand, so each subcommand's help describes its own output.
 struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
-    @Option(name: .customLong("cache-dir"),
-            help: ArgumentHelp("Cache location (default: $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache, else ~/.cache/imgcache).",
-                               valueName: "dir"))
+    @Option(
+        name: .customLong("cache-dir"),
+        help: ArgumentHelp(
+            "Cache location (default: $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache, else ~/.cache/imgcache).",
+            valueName: "dir"))
     var cacheDirectory: String?
 
     @Flag(name: .shortAndLong, help: ArgumentHelp(Help.quiet))
@@ -78,7 +80,9 @@ extension IMGCacheCommand.Fetch: GlobalOptionsHelp {
         "One line per event on stderr: request started, response received (status, size), served from memory or "
             + "disk, revalidated, stored, retried, thumbnail scaled and encoded."
     }
-    static var json: String { "One JSON record per URL on stdout instead of image data (see JSON RECORDS in the man page)." }
+    static var json: String {
+        "One JSON record per URL on stdout instead of image data (see JSON RECORDS in the man page)."
+    }
 }
 
 extension IMGCacheCommand.Prefetch: GlobalOptionsHelp {
@@ -98,7 +102,9 @@ extension IMGCacheCommand.Stat: GlobalOptionsHelp {
 
 extension IMGCacheCommand.Clean: GlobalOptionsHelp {
     static var quiet: String { "Print nothing unless something fails." }
-    static var verbose: String { "One line per entry removed on stderr, with the reason (unused too long, over the size limit)." }
+    static var verbose: String {
+        "One line per entry removed on stderr, with the reason (unused too long, over the size limit)."
+    }
     static var json: String { "The report as one JSON record on stdout." }
 }
 

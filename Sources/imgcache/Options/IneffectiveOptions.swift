@@ -10,7 +10,8 @@ extension IMGCacheCommand.Fetch {
             case .format(let format) where format == .png || format == .gif:
                 throw ValidationError("--quality applies to --encode jpeg, webp or avif, not \(format.rawValue)")
             case nil:
-                throw ValidationError("--quality needs --encode jpeg|webp|avif, or --thumbnail/--max-pixels without --decode")
+                throw ValidationError(
+                    "--quality needs --encode jpeg|webp|avif, or --thumbnail/--max-pixels without --decode")
             default: break
             }
         }
@@ -21,7 +22,9 @@ extension IMGCacheCommand.Fetch {
 
 extension IMGCacheCommand.Prefetch {
     func refuseOptionsWithoutEffect() throws {
-        if download.noStore { throw ValidationError("--no-store would warm nothing: prefetch only fills the disk cache") }
+        if download.noStore {
+            throw ValidationError("--no-store would warm nothing: prefetch only fills the disk cache")
+        }
         try download.refuseOptionsWithoutEffect()
     }
 }
@@ -31,9 +34,11 @@ extension DownloadOptions {
     /// transfer do nothing with it (`-H` and `-u` still pick a `Vary` variant).
     func refuseOptionsWithoutEffect() throws {
         guard offline else { return }
-        let useless = [(refresh, "--refresh"), (staleIfError, "--stale-if-error"), (insecure, "--insecure"),
-                       (proxy != nil, "--proxy"), (retryFailed, "--retry-failed")]
-            .filter(\.0).map(\.1)
+        let useless = [
+            (refresh, "--refresh"), (staleIfError, "--stale-if-error"), (insecure, "--insecure"),
+            (proxy != nil, "--proxy"), (retryFailed, "--retry-failed"),
+        ]
+        .filter(\.0).map(\.1)
         if let first = useless.first { throw ValidationError("\(first) has no effect with --offline") }
     }
 }

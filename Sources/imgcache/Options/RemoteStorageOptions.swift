@@ -4,11 +4,13 @@ import ImageCore
 /// `--remote-storage` and `--no-remote-storage`: which shared stores one run
 /// uses instead of `remote-storage` in imgcache.conf or `$IMGCACHE_REMOTE_STORAGE`.
 struct RemoteStorageOptions: ParsableArguments {
-    @Option(name: .customLong("remote-storage"),
-            help: ArgumentHelp("Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
-                               + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS "
-                               + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
-                               valueName: "url"))
+    @Option(
+        name: .customLong("remote-storage"),
+        help: ArgumentHelp(
+            "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
+                + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS "
+                + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
+            valueName: "url"))
     var remoteStorage: String?
 
     @Flag(name: .customLong("no-remote-storage"), help: "Use no remote storage in this run.")
@@ -18,7 +20,10 @@ struct RemoteStorageOptions: ParsableArguments {
     static let environmentVariable = "IMGCACHE_REMOTE_STORAGE"
 
     func validate() throws {
-        for (source, text) in [("--remote-storage", remoteStorage), (Self.environmentVariable, Environment.variables[Self.environmentVariable])] {
+        for (source, text) in [
+            ("--remote-storage", remoteStorage),
+            (Self.environmentVariable, Environment.variables[Self.environmentVariable]),
+        ] {
             guard let text else { continue }
             do {
                 _ = try RemoteStorageURL.parseList(text)

@@ -42,10 +42,12 @@ struct FetchOutput {
             }
         }
         if command.global.json {
-            let record = JSONRecord.result(url: url, key: manager.key(for: url), outcome: outcome, durationMs: result.durationMs)
+            let record = JSONRecord.result(
+                url: url, key: manager.key(for: url), outcome: outcome, durationMs: result.durationMs)
             StandardStreams.print(record.text, above: progress)
         }
-        if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason {
+        if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason
+        {
             // The image was written; the cache could not keep it.
             outcome = .failure(unstored)
         }
@@ -78,9 +80,12 @@ struct FetchOutput {
         if let file = command.output.isEmpty ? nil : command.output[index] {
             try OutputFile.write(bytes, to: Environment.absolutePath(file))
         } else if let directory = command.outputDir {
-            try OutputFile.write(bytes, to: Environment.absolutePath(OutputFile.path("\(response.key.hash).\(fileExtension)", in: directory)))
+            try OutputFile.write(
+                bytes,
+                to: Environment.absolutePath(OutputFile.path("\(response.key.hash).\(fileExtension)", in: directory)))
         } else if StandardStreams.isTerminal(1) {
-            StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)", above: progress)
+            StandardStreams.print(
+                summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)", above: progress)
         } else if !StandardStreams.write(bytes) {
             throw ImageCoreError(.failure, "cannot write to stdout")
         }

@@ -64,8 +64,10 @@ struct JSONRecord {
 
 extension JSONRecord {
     /// The CLI.md record for one URL's outcome.
-    static func result(url: String, key: CacheKey, outcome: Result<ImageResponse, ImageCoreError>,
-                       durationMs: Double?) -> JSONRecord {
+    static func result(
+        url: String, key: CacheKey, outcome: Result<ImageResponse, ImageCoreError>,
+        durationMs: Double?
+    ) -> JSONRecord {
         var record = JSONRecord()
         record.add("url", url)
         record.add("key", key.hash)

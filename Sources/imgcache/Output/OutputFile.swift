@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ImageCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes user-requested output files atomically: a temporary file beside the
 /// target, then a rename, so a reader never sees half an image. A target
@@ -46,10 +47,14 @@ enum OutputFile {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/\(component)"
-            if mkdir(prefix, 0o777) != 0 && errno != EEXIST { throw outputError("cannot create directory", prefix, errno) }
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw outputError("cannot create directory", prefix, errno)
+            }
         }
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw outputError("cannot use directory", path, ENOTDIR) }
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw outputError("cannot use directory", path, ENOTDIR)
+        }
     }
 
     /// `name` inside `directory`, with one slash between them however `directory` ends.
@@ -68,7 +73,9 @@ enum OutputFile {
         }
     }
 
-    private static func writeThrough(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
+    private static func writeThrough(
+        to path: String, producing produce: (_ write: @escaping Writer) throws -> Void
+    ) throws {
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
         guard fd >= 0 else { throw outputError("cannot open", path, errno) }
         defer { close(fd) }

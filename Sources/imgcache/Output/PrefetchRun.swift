@@ -28,8 +28,11 @@ struct PrefetchRun {
             StandardStreams.print("imgcache: \(result.url): \(error.message)", toStderr: true, above: progress)
         }
         if json {
-            StandardStreams.print(JSONRecord.result(url: result.url, key: manager.key(for: result.url), outcome: result.outcome,
-                                                    durationMs: result.durationMs).text, above: progress)
+            StandardStreams.print(
+                JSONRecord.result(
+                    url: result.url, key: manager.key(for: result.url), outcome: result.outcome,
+                    durationMs: result.durationMs
+                ).text, above: progress)
         }
     }
 }
@@ -43,8 +46,9 @@ extension ImagePrefetcher.Tally {
 
     /// The progress bar's state; the total is `expectedTotal` until the input has ended.
     func progressState(expectedTotal: Int?) -> ProgressBar.State {
-        ProgressBar.State(done: done, total: inputEnded ? total : expectedTotal,
-                          detail: "\(downloaded) downloaded, \(cached) cached, \(failed + skipped) failed",
-                          bytes: bytes)
+        ProgressBar.State(
+            done: done, total: inputEnded ? total : expectedTotal,
+            detail: "\(downloaded) downloaded, \(cached) cached, \(failed + skipped) failed",
+            bytes: bytes)
     }
 }

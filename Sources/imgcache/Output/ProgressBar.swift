@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ImageCore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A one-line progress display on stderr, redrawn at most ten times a second,
 /// fitted to the terminal's width, and cleared at the end so no partial line
@@ -86,7 +87,8 @@ final class ProgressBar: Sendable {
         let (done, total) = state.bytesExpected.map { (state.bytes, $0) } ?? (state.done, state.total ?? 0)
         if total > 0 {
             let filled = min(20, Int(Double(done) / Double(total) * 20))
-            parts.append(("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]", 1))
+            parts.append(
+                ("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]", 1))
         }
         if let expected = state.bytesExpected {
             parts.append(("\(Quantities.formatSize(state.bytes)) / \(Quantities.formatSize(expected))", 0))
@@ -103,8 +105,10 @@ final class ProgressBar: Sendable {
         let width = Self.terminalWidth() - 1
         func joined() -> String { parts.map(\.text).joined(separator: "  ") }
         var line = joined()
-        while line.count > width, let drop = parts.indices.filter({ parts[$0].dropOrder > 0 })
-            .max(by: { parts[$0].dropOrder < parts[$1].dropOrder }) {
+        while line.count > width,
+            let drop = parts.indices.filter({ parts[$0].dropOrder > 0 })
+                .max(by: { parts[$0].dropOrder < parts[$1].dropOrder })
+        {
             parts.remove(at: drop)
             line = joined()
         }

@@ -4,7 +4,9 @@ import ImageCore
 /// `purge URL... --remote`: deletes the URLs' entries from every writable
 /// remote storage, one line per URL and storage (`-v`, or `--json`).
 enum RemotePurge {
-    static func run(_ urls: [String], global: GlobalOptions<some GlobalOptionsHelp>, keyPolicy: CacheKeyPolicy) async throws {
+    static func run(
+        _ urls: [String], global: GlobalOptions<some GlobalOptionsHelp>, keyPolicy: CacheKeyPolicy
+    ) async throws {
         let manager = try CacheSession.open(global, keyPolicy: keyPolicy)
         var failures: [ImageCoreError] = []
         for url in urls {
@@ -18,7 +20,8 @@ enum RemotePurge {
                         record.add("removed", removed)
                         StandardStreams.print(record.text)
                     } else if global.verbose {
-                        StandardStreams.printError("imgcache: \(url): \(removed ? "removed from" : "was not in") \(storage)")
+                        StandardStreams.printError(
+                            "imgcache: \(url): \(removed ? "removed from" : "was not in") \(storage)")
                     }
                 case .failure(let error):
                     failures.append(error)

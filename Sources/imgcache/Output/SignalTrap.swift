@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Turns SIGINT and SIGTERM into a cancellation: in-flight downloads are
 /// cancelled (their temporary files removed), the command finishes what it

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes to stdout and stderr with plain `write(2)`: no buffering surprises
 /// between the two, and binary data goes out unchanged. A lock keeps lines

@@ -2,8 +2,10 @@ import ImageCore
 
 /// Formats `stat` output: an aligned table for people, JSON Lines for scripts.
 enum StatReport {
-    static func printSummary(_ summary: CacheSummary, directory: CacheDirectory, configuration: CacheConfiguration,
-                             json: Bool) {
+    static func printSummary(
+        _ summary: CacheSummary, directory: CacheDirectory, configuration: CacheConfiguration,
+        json: Bool
+    ) {
         let counters = Statistics.Counter.allCases.map { ($0.rawValue, summary.counters[$0, default: 0]) }
         if json {
             var record = JSONRecord()
@@ -17,11 +19,13 @@ enum StatReport {
             record.add("newest_use", summary.newestUse.map(HTTPDate.iso8601))
             record.add("failed_urls", summary.failedURLs)
             if !configuration.remoteStorage.isEmpty {
-                record.add("remote_storage", configuration.remoteStorage.map { storage in
-                    var item = JSONRecord()
-                    item.add("url", storage.description)
-                    return item
-                })
+                record.add(
+                    "remote_storage",
+                    configuration.remoteStorage.map { storage in
+                        var item = JSONRecord()
+                        item.add("url", storage.description)
+                        return item
+                    })
             }
             var counterRecord = JSONRecord()
             for (name, value) in counters { counterRecord.add(name.replacingDashes, value) }
@@ -29,21 +33,32 @@ enum StatReport {
             StandardStreams.print(record.text)
             return
         }
-        let rows: [(String, String)] = [
-            ("Cache directory", directory.root),
-            ("Entries", String(summary.entries)),
-            ("Size", Quantities.formatSize(summary.bytes)
-                + " (limit: \(configuration.maxSize.map(Quantities.formatSize) ?? "none"))"),
-            ("Max age", Quantities.formatDuration(configuration.maxAge)),
-            ("Oldest use", summary.oldestUse.map(HTTPDate.iso8601) ?? "-"),
-            ("Newest use", summary.newestUse.map(HTTPDate.iso8601) ?? "-"),
-            ("Failed URLs", "\(summary.failedURLs) (kept \(Quantities.formatDuration(configuration.failedTTL)))"),
-            ("Remote storage", configuration.remoteStorage.isEmpty ? "none"
-                : configuration.remoteStorage.map(\.description).joined(separator: " ")),
-        ] + counters.map { (name, value) in
-            (name.prefix(1).uppercased() + name.dropFirst().replacingDashes(with: " "),
-             name == "bytes-downloaded" ? Quantities.formatSize(value) : String(value))
-        }
+        let rows: [(String, String)] =
+            [
+                ("Cache directory", directory.root),
+                ("Entries", String(summary.entries)),
+                (
+                    "Size",
+                    Quantities.formatSize(summary.bytes)
+                        + " (limit: \(configuration.maxSize.map(Quantities.formatSize) ?? "none"))"
+                ),
+                ("Max age", Quantities.formatDuration(configuration.maxAge)),
+                ("Oldest use", summary.oldestUse.map(HTTPDate.iso8601) ?? "-"),
+                ("Newest use", summary.newestUse.map(HTTPDate.iso8601) ?? "-"),
+                ("Failed URLs", "\(summary.failedURLs) (kept \(Quantities.formatDuration(configuration.failedTTL)))"),
+                (
+                    "Remote storage",
+                    configuration.remoteStorage.isEmpty
+                        ? "none"
+                        : configuration.remoteStorage.map(\.description).joined(separator: " ")
+                ),
+            ]
+            + counters.map { (name, value) in
+                (
+                    name.prefix(1).uppercased() + name.dropFirst().replacingDashes(with: " "),
+                    name == "bytes-downloaded" ? Quantities.formatSize(value) : String(value)
+                )
+            }
         printTable(rows)
     }
 
@@ -66,13 +81,15 @@ enum StatReport {
                 record.add("etag", entry.etag)
                 record.add("last_modified", entry.lastModified)
                 record.add("expires", entry.expires.map(HTTPDate.iso8601))
-                record.add("variants", entry.variants.map { variant in
-                    var item = JSONRecord()
-                    item.add("transform", variant.transform)
-                    item.add("bytes", variant.byteCount)
-                    item.add("file", variant.fileName)
-                    return item
-                })
+                record.add(
+                    "variants",
+                    entry.variants.map { variant in
+                        var item = JSONRecord()
+                        item.add("transform", variant.transform)
+                        item.add("bytes", variant.byteCount)
+                        item.add("file", variant.fileName)
+                        return item
+                    })
             }
             if let failure {
                 var failed = JSONRecord()
@@ -92,8 +109,11 @@ enum StatReport {
             rows += [
                 ("  Path", entry.path ?? "-"),
                 ("  Size", "\(Quantities.formatSize(entry.byteCount)) (\(entry.byteCount) bytes)"),
-                ("  Format", "\(entry.info.format.rawValue), \(entry.info.width)×\(entry.info.height), "
-                    + "\(entry.info.frameCount) frame\(entry.info.frameCount == 1 ? "" : "s")"),
+                (
+                    "  Format",
+                    "\(entry.info.format.rawValue), \(entry.info.width)×\(entry.info.height), "
+                        + "\(entry.info.frameCount) frame\(entry.info.frameCount == 1 ? "" : "s")"
+                ),
                 ("  Stored at", HTTPDate.iso8601(entry.storedAt)),
                 ("  Last used", HTTPDate.iso8601(entry.lastUsed)),
                 ("  Expires", entry.expires.map(HTTPDate.iso8601) ?? "-"),
@@ -101,10 +121,15 @@ enum StatReport {
                 ("  Last-Modified", entry.lastModified ?? "-"),
             ]
             for (index, variant) in entry.variants.enumerated() {
-                rows.append((index == 0 ? "  Variants" : "", "\(variant.transform) (\(Quantities.formatSize(variant.byteCount)))"))
+                rows.append(
+                    (
+                        index == 0 ? "  Variants" : "",
+                        "\(variant.transform) (\(Quantities.formatSize(variant.byteCount)))"
+                    ))
             }
         }
-        rows.append(("  Failed list", failure.map { "yes: \($0.message), until \(HTTPDate.iso8601($0.expiresAt))" } ?? "no"))
+        rows.append(
+            ("  Failed list", failure.map { "yes: \($0.message), until \(HTTPDate.iso8601($0.expiresAt))" } ?? "no"))
         printTable(rows)
     }
 

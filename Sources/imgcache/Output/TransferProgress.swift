@@ -21,27 +21,30 @@ final class TransferProgress: Sendable {
     /// A download of URL `index` has received `received` of `expected` bytes.
     func update(_ index: Int, received: Int, expected: Int?) {
         guard let bar else { return }
-        bar.update(state.withLock { state in
-            state.received[index] = received
-            state.expected[index] = expected
-            return snapshot(state)
-        })
+        bar.update(
+            state.withLock { state in
+                state.received[index] = received
+                state.expected[index] = expected
+                return snapshot(state)
+            })
     }
 
     /// URL `index` is done (from any source).
     func finish(_ index: Int) {
         guard let bar else { return }
-        bar.update(state.withLock { state in
-            state.finished += 1
-            return snapshot(state)
-        })
+        bar.update(
+            state.withLock { state in
+                state.finished += 1
+                return snapshot(state)
+            })
     }
 
     private func snapshot(_ state: State) -> ProgressBar.State {
         let bytes = state.received.values.reduce(0, +)
         let sizes = state.expected.values.compactMap { $0 }
         let allKnown = sizes.count == state.expected.count && !sizes.isEmpty
-        return ProgressBar.State(done: state.finished, total: count, detail: "", bytes: bytes,
-                                 bytesExpected: allKnown && count == 1 ? sizes.reduce(0, +) : nil)
+        return ProgressBar.State(
+            done: state.finished, total: count, detail: "", bytes: bytes,
+            bytesExpected: allKnown && count == 1 ? sizes.reduce(0, +) : nil)
     }
 }

@@ -17,22 +17,29 @@ extension IMGCacheCommand {
         @Option(help: ArgumentHelp("Remove entries not used for longer than this (e.g. 7d).", valueName: "duration"))
         var maxAge: String?
 
-        @Option(help: ArgumentHelp("Then remove the least recently used until the cache fits (e.g. 2G).", valueName: "size"))
+        @Option(
+            help: ArgumentHelp("Then remove the least recently used until the cache fits (e.g. 2G).", valueName: "size")
+        )
         var maxSize: String?
 
         @Flag(help: "Only say what would be removed.")
         var dryRun = false
 
         func validate() throws {
-            if let maxAge, Quantities.parseDuration(maxAge) == nil { throw ValidationError("--max-age: bad duration '\(maxAge)'") }
-            if let maxSize, Quantities.parseSize(maxSize) == nil { throw ValidationError("--max-size: bad size '\(maxSize)'") }
+            if let maxAge, Quantities.parseDuration(maxAge) == nil {
+                throw ValidationError("--max-age: bad duration '\(maxAge)'")
+            }
+            if let maxSize, Quantities.parseSize(maxSize) == nil {
+                throw ValidationError("--max-size: bad size '\(maxSize)'")
+            }
         }
 
         func run() async throws {
             let cache = CacheAdministration(directory: global.resolvedCacheDirectory)
             try await reportingFailures(in: cache.directory) {
-                let report = try cache.clean(maxAge: maxAge.flatMap(Quantities.parseDuration), maxSize: maxSize.flatMap(Quantities.parseSize),
-                                             dryRun: dryRun, events: global.events)
+                let report = try cache.clean(
+                    maxAge: maxAge.flatMap(Quantities.parseDuration), maxSize: maxSize.flatMap(Quantities.parseSize),
+                    dryRun: dryRun, events: global.events)
                 guard !report.skippedBecauseBusy else {
                     if !global.quiet { StandardStreams.printError("imgcache: another clean is running; nothing done") }
                     return
@@ -56,13 +63,14 @@ extension IMGCacheCommand {
                 StandardStreams.print(record.text)
             } else if !global.quiet {
                 let verb = dryRun ? "Would remove" : "Removed"
-                StandardStreams.print("\(verb) \(counted(removed, "entry", "entries")) "
-                    + "(\(report.expiredEntries) unused too long, \(report.evictedEntries) over the size limit), "
-                    + "\(Quantities.formatSize(report.bytesRemoved)); "
-                    + "\(counted(report.failedRecordsRemoved, "failed-URL record", "failed-URL records")), "
-                    + "\(counted(report.strayFilesRemoved, "stray file", "stray files")). "
-                    + "\(counted(report.entriesLeft, "entry", "entries")), \(Quantities.formatSize(report.bytesLeft)) "
-                    + (dryRun ? "would remain." : "remain."))
+                StandardStreams.print(
+                    "\(verb) \(counted(removed, "entry", "entries")) "
+                        + "(\(report.expiredEntries) unused too long, \(report.evictedEntries) over the size limit), "
+                        + "\(Quantities.formatSize(report.bytesRemoved)); "
+                        + "\(counted(report.failedRecordsRemoved, "failed-URL record", "failed-URL records")), "
+                        + "\(counted(report.strayFilesRemoved, "stray file", "stray files")). "
+                        + "\(counted(report.entriesLeft, "entry", "entries")), \(Quantities.formatSize(report.bytesLeft)) "
+                        + (dryRun ? "would remain." : "remain."))
             }
         }
     }

@@ -16,28 +16,48 @@ extension IMGCacheCommand {
         @OptionGroup var global: GlobalOptions<Fetch>
         @OptionGroup var download: DownloadOptions
 
-        @Option(name: .shortAndLong, parsing: .unconditionalSingleValue, help: ArgumentHelp("Write to this file (once per URL).", valueName: "file"))
+        @Option(
+            name: .shortAndLong, parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Write to this file (once per URL).", valueName: "file"))
         var output: [String] = []
 
-        @Option(help: ArgumentHelp("Write each image into this directory, named by cache key and format.", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp("Write each image into this directory, named by cache key and format.", valueName: "dir")
+        )
         var outputDir: String?
 
         @Option(help: ArgumentHelp("Write decoded pixels instead: pam (RGBA), ppm (RGB) or png.", valueName: "format"))
         var decode: DecodeFormat?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("With --decode, --encode or --thumbnail: only this frame of an animation (0-based).", valueName: "n"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp(
+                "With --decode, --encode or --thumbnail: only this frame of an animation (0-based).", valueName: "n"))
         var frame: Int?
 
-        @Option(help: ArgumentHelp("Scale down to fit inside WxH (aspect kept, never enlarged; every frame of an animation); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, PNG or APNG, GIF, WebP, AVIF).", valueName: "WxH"))
+        @Option(
+            help: ArgumentHelp(
+                "Scale down to fit inside WxH (aspect kept, never enlarged; every frame of an animation); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, PNG or APNG, GIF, WebP, AVIF).",
+                valueName: "WxH"))
         var thumbnail: String?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Scale down to at most this many pixels (aspect kept), written like --thumbnail.", valueName: "n"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp(
+                "Scale down to at most this many pixels (aspect kept), written like --thumbnail.", valueName: "n"))
         var maxPixels: Int?
 
-        @Option(help: ArgumentHelp("Write the image re-encoded: jpeg, png, webp, gif or avif. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.", valueName: "format"))
+        @Option(
+            help: ArgumentHelp(
+                "Write the image re-encoded: jpeg, png, webp, gif or avif. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.",
+                valueName: "format"))
         var encode: EncodeFormat?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("With --encode jpeg, webp or avif: quality 1-100 (JPEG default 85; WebP default lossless; AVIF default 60, libavif speed 10).", valueName: "q"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp(
+                "With --encode jpeg, webp or avif: quality 1-100 (JPEG default 85; WebP default lossless; AVIF default 60, libavif speed 10).",
+                valueName: "q"))
         var quality: Int?
 
         @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
@@ -64,25 +84,32 @@ extension IMGCacheCommand {
             if frame != nil && !needsPixels { throw ValidationError("--frame needs --decode, --encode or --thumbnail") }
             if path && download.noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
             if let thumbnail, ScaleTarget(thumbnail: thumbnail) == nil {
-                let sizes = thumbnail.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+                let sizes = thumbnail.lowercased().split(separator: "x", omittingEmptySubsequences: false).map {
+                    Int($0)
+                }
                 guard sizes.count == 2, sizes.allSatisfy({ $0 != nil }) else {
                     throw ValidationError("--thumbnail must be WIDTHxHEIGHT, e.g. 512x512")
                 }
                 throw ValidationError("--thumbnail sizes must be positive, got '\(thumbnail)'")
             }
             if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be 1 or more") }
-            if thumbnail != nil && maxPixels != nil { throw ValidationError("choose one of --thumbnail and --max-pixels") }
+            if thumbnail != nil && maxPixels != nil {
+                throw ValidationError("choose one of --thumbnail and --max-pixels")
+            }
             if encode != nil && decode != nil { throw ValidationError("choose one of --decode and --encode") }
             if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
-            if (encode != nil || scaleTarget != nil) && path { throw ValidationError("--path prints the original; drop --thumbnail/--encode") }
+            if (encode != nil || scaleTarget != nil) && path {
+                throw ValidationError("--path prints the original; drop --thumbnail/--encode")
+            }
             try refuseOptionsWithoutEffect()
         }
 
         func run() async throws {
             try makeOutputDirectory()
-            let manager = try CacheSession.open(global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                                                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
-                                                limits: download.limits)
+            let manager = try CacheSession.open(
+                global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
+                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
+                limits: download.limits)
             SignalTrap.install { manager.cancelAll() }
             let failures = await FetchOutput(command: self, manager: manager, progress: global.progressBar()).fetchAll()
             try? await manager.finish()
@@ -107,7 +134,8 @@ extension IMGCacheCommand.Fetch {
         rendition.decodesPixels = decode != nil
         rendition.frame = frame
         rendition.scale = scaleTarget
-        rendition.encoding = encode.map { .format($0.imageFormat) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
+        rendition.encoding =
+            encode.map { .format($0.imageFormat) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
         rendition.quality = quality
         rendition.appliesOrientation = !noOrient
         return rendition

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import ImageCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension IMGCacheCommand {
     struct Prefetch: AsyncParsableCommand {
@@ -17,7 +18,9 @@ extension IMGCacheCommand {
         @OptionGroup var global: GlobalOptions<Prefetch>
         @OptionGroup var download: DownloadOptions
 
-        @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Downloads at once.", valueName: "n"))
+        @Option(
+            name: [.customShort("j"), .long], parsing: .unconditional,
+            help: ArgumentHelp("Downloads at once.", valueName: "n"))
         var concurrency = 6
 
         @Flag(help: "Newest first: start the most recently queued URLs first (SDWebImage's LIFO order).")
@@ -33,14 +36,17 @@ extension IMGCacheCommand {
 
         func run() async throws {
             let fd = try openInput()
-            let manager = try CacheSession.open(global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                                                concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
-                                                memoryLimit: 0, limits: download.limits)
+            let manager = try CacheSession.open(
+                global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
+                concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
+                memoryLimit: 0, limits: download.limits)
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
-            let run = PrefetchRun(manager: manager, download: download, json: global.json, progress: progress,
-                                  window: concurrency * 4)
-            let tally = await run.process(LineReader(fd: fd), expectedTotal: progress == nil ? nil : URLListCount.count(fd))
+            let run = PrefetchRun(
+                manager: manager, download: download, json: global.json, progress: progress,
+                window: concurrency * 4)
+            let tally = await run.process(
+                LineReader(fd: fd), expectedTotal: progress == nil ? nil : URLListCount.count(fd))
             progress?.finish()
             try? await manager.finish()
             if !global.quiet { StandardStreams.printError(tally.summary) }

@@ -31,11 +31,15 @@ extension IMGCacheCommand {
         var urls: [String] = []
 
         func validate() throws {
-            if urls.isEmpty && !all && !failed { throw ValidationError("give URLs, --all or --failed; nothing was removed") }
+            if urls.isEmpty && !all && !failed {
+                throw ValidationError("give URLs, --all or --failed; nothing was removed")
+            }
             if all && !urls.isEmpty { throw ValidationError("--all removes everything; give URLs or --all, not both") }
             if all && failed { throw ValidationError("--all already forgets the failed-URL list; drop --failed") }
             try refuseOptionsWithoutEffect()
-            if remote && urls.isEmpty { throw ValidationError("--remote needs URLs: a remote storage cannot be listed") }
+            if remote && urls.isEmpty {
+                throw ValidationError("--remote needs URLs: a remote storage cannot be listed")
+            }
         }
 
         func run() async throws {
@@ -57,7 +61,8 @@ extension IMGCacheCommand {
                 record.add("purged", all ? "all" : "failed")
                 StandardStreams.print(record.text)
             } else if !global.quiet {
-                StandardStreams.printError("imgcache: \(all ? "cache emptied" : "failed-URL list forgotten"): \(directory.root)")
+                StandardStreams.printError(
+                    "imgcache: \(all ? "cache emptied" : "failed-URL list forgotten"): \(directory.root)")
             }
         }
 
@@ -72,7 +77,8 @@ extension IMGCacheCommand {
                 StandardStreams.print(record.text)
             } else if !global.quiet {
                 let removed = outcome.removedAnything
-                StandardStreams.print(removed ? "removed \(url)" : failed ? "not on the failed list: \(url)" : "not cached: \(url)")
+                StandardStreams.print(
+                    removed ? "removed \(url)" : failed ? "not on the failed list: \(url)" : "not cached: \(url)")
             }
         }
     }

@@ -27,7 +27,8 @@ extension IMGCacheCommand {
             var configuration = try cache.configuration()
             configuration.remoteStorage = global.remote.resolved(configured: configuration.remoteStorage)
             if urls.isEmpty {
-                StatReport.printSummary(cache.summary(), directory: cache.directory, configuration: configuration, json: global.json)
+                StatReport.printSummary(
+                    cache.summary(), directory: cache.directory, configuration: configuration, json: global.json)
                 return
             }
             var missing = 0

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ImageCore
 
 /// The library's batch jobs against a counting loader: `loadInOrder` (fetch
@@ -12,7 +13,10 @@ import Testing
         let directory = CacheDirectory(root: root)
         try directory.prepare()
         let loader = CountingLoader(directory: directory.temporary, answers: answers)
-        return (try ImageManager(configuration: .init(directory: directory), decoder: CountingDecoder(), loader: loader), loader)
+        return (
+            try ImageManager(configuration: .init(directory: directory), decoder: CountingDecoder(), loader: loader),
+            loader
+        )
     }
 
     @Test func loadInOrderDeliversEveryResultInInputOrder() async throws {
@@ -21,7 +25,9 @@ import Testing
         let (manager, _) = try makeManager(Dictionary(uniqueKeysWithValues: urls.dropLast().map { ($0, .body(png)) }))
         var delivered: [(Int, ImageLoadResult)] = []
         var completed = Set<Int>()
-        await manager.loadInOrder(urls.map(ImageRequest.init(url:)), completed: { completed.insert($0) }) { delivered.append(($0, $1)) }
+        await manager.loadInOrder(urls.map(ImageRequest.init(url:)), completed: { completed.insert($0) }) {
+            delivered.append(($0, $1))
+        }
         #expect(delivered.map(\.0) == Array(0..<12))
         #expect(delivered.map(\.1.url) == urls)
         #expect(completed == Set(0..<12))
@@ -31,9 +37,13 @@ import Testing
 
     @Test func prefetcherSkipsCommentsCountsDuplicatesAndTalliesOutcomes() async throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let (manager, loader) = try makeManager(["http://127.0.0.1/a.png": .body(png), "http://127.0.0.1/b.png": .body(png)])
-        let lines = ["# list", "", "  http://127.0.0.1/a.png\r", "http://127.0.0.1/b.png", "http://127.0.0.1/a.png",
-                     "http://127.0.0.1/missing.png"]
+        let (manager, loader) = try makeManager([
+            "http://127.0.0.1/a.png": .body(png), "http://127.0.0.1/b.png": .body(png),
+        ])
+        let lines = [
+            "# list", "", "  http://127.0.0.1/a.png\r", "http://127.0.0.1/b.png", "http://127.0.0.1/a.png",
+            "http://127.0.0.1/missing.png",
+        ]
         var finished: [String] = []
         let tally = await ImagePrefetcher(manager: manager, window: 1).prefetch(
             AsyncStream { continuation in

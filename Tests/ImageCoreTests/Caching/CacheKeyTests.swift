@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ImageCore
 
 @Suite struct CacheKeyTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ImageCore
 
 @Suite struct DiskCacheTests {
@@ -22,8 +23,9 @@ import Testing
 
     @Test func storesAndReadsBackWholeEntries() throws {
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info,
-                                     response: StoredResponse(etag: "\"e\"", freshUntil: 99))
+        let stored = try cache.store(
+            bytes, temporaryPath: nil, key: key, url: key.string, info: info,
+            response: StoredResponse(etag: "\"e\"", freshUntil: 99))
         let found = try #require(try cache.lookup(key))
         #expect(found.bytes == bytes)
         #expect(found.path == stored.path)
@@ -38,7 +40,8 @@ import Testing
 
     @Test func treatsFlippedBytesAsAMissAndRemovesTheEntry() throws {
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let stored = try cache.store(
+            bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         var damaged = bytes
         damaged[50] ^= 0x01
         try Data(damaged).write(to: URL(fileURLWithPath: stored.path))
@@ -64,7 +67,8 @@ import Testing
     @Test func replacingAnEntryRemovesTheOldBytes() throws {
         defer { cleanUp() }
         let first = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
-        let second = try cache.store(bytes + [1], temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let second = try cache.store(
+            bytes + [1], temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         #expect(first.path != second.path)
         #expect(!FileManager.default.fileExists(atPath: first.path))
         #expect(try cache.lookup(key)?.bytes == bytes + [1])
@@ -74,14 +78,16 @@ import Testing
         // Simulates a crash that left a record naming bytes that never
         // arrived: the lookup is a miss, not an error.
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let stored = try cache.store(
+            bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         try FileManager.default.removeItem(atPath: stored.path)
         #expect(try cache.lookup(key) == nil)
     }
 
     @Test func removeDeletesBothFiles() throws {
         defer { cleanUp() }
-        let stored = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let stored = try cache.store(
+            bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         #expect(try cache.remove(key))
         #expect(!FileManager.default.fileExists(atPath: stored.path))
         #expect(try cache.remove(key) == false)

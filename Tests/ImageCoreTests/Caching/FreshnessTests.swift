@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ImageCore
 
 /// RFC 9111 freshness arithmetic and the cache's decisions, on fixed clocks.
@@ -6,16 +7,20 @@ import Testing
     let request = ImageRequest(url: "http://127.0.0.1/a.png")
 
     func entry(_ headers: [String: String], at time: Double = 1000, request: ImageRequest? = nil) -> CacheEntry {
-        let response = StoredResponse(headers: headers, request: (request ?? self.request).download,
-                                      requestTime: time, responseTime: time)
-        return CacheEntry(key: "k", url: "u", info: ImageInfo(format: .png, width: 1, height: 1), byteCount: 1,
-                          checksum: String(repeating: "0", count: 32), storedAt: time, response: response,
-                          dataFileName: "d")
+        let response = StoredResponse(
+            headers: headers, request: (request ?? self.request).download,
+            requestTime: time, responseTime: time)
+        return CacheEntry(
+            key: "k", url: "u", info: ImageInfo(format: .png, width: 1, height: 1), byteCount: 1,
+            checksum: String(repeating: "0", count: 32), storedAt: time, response: response,
+            dataFileName: "d")
     }
 
     @Test func maxAgeWinsOverExpiresAndCountsAge() {
-        let headers = ["cache-control": "public, max-age=600", "age": "100", "etag": "\"v1\"",
-                       "expires": "Sun, 06 Nov 1994 08:49:37 GMT"]
+        let headers = [
+            "cache-control": "public, max-age=600", "age": "100", "etag": "\"v1\"",
+            "expires": "Sun, 06 Nov 1994 08:49:37 GMT",
+        ]
         let stored = StoredResponse(headers: headers, request: request.download, requestTime: 1000, responseTime: 1000)
         #expect(stored.freshUntil == 1500)
         #expect(stored.etag == "\"v1\"")
@@ -44,25 +49,32 @@ import Testing
         #expect(CachePolicy.decide(fresh, for: request, now: 1059) == .serve)
         #expect(CachePolicy.decide(fresh, for: request, now: 1060) == .revalidate)
         #expect(CachePolicy.decide(entry([:]), for: request, now: 1000) == .revalidate)
-        #expect(CachePolicy.decide(entry(["cache-control": "max-age=60, no-cache"]), for: request, now: 1001) == .revalidate)
+        #expect(
+            CachePolicy.decide(entry(["cache-control": "max-age=60, no-cache"]), for: request, now: 1001) == .revalidate
+        )
     }
 
     @Test func refreshRevalidatesUnlessImmutable() {
         var refresh = request
         refresh.refresh = true
         #expect(CachePolicy.decide(entry(["cache-control": "max-age=60"]), for: refresh, now: 1001) == .revalidate)
-        #expect(CachePolicy.decide(entry(["cache-control": "max-age=60, immutable"]), for: refresh, now: 1001) == .serve)
+        #expect(
+            CachePolicy.decide(entry(["cache-control": "max-age=60, immutable"]), for: refresh, now: 1001) == .serve)
     }
 
     @Test func offlineServesStaleUnlessTheServerForbids() {
         var offline = request
         offline.network = .offline
         #expect(CachePolicy.decide(entry(["cache-control": "max-age=1"]), for: offline, now: 9999) == .serve)
-        if case .refuse = CachePolicy.decide(entry(["cache-control": "max-age=1, must-revalidate"]), for: offline, now: 9999) {
+        if case .refuse = CachePolicy.decide(
+            entry(["cache-control": "max-age=1, must-revalidate"]), for: offline, now: 9999)
+        {
         } else {
             Issue.record("must-revalidate served stale offline")
         }
-        #expect(CachePolicy.decide(entry(["cache-control": "max-age=1, must-revalidate"]), for: offline, now: 1000.5) == .serve)
+        #expect(
+            CachePolicy.decide(entry(["cache-control": "max-age=1, must-revalidate"]), for: offline, now: 1000.5)
+                == .serve)
     }
 
     @Test func staleWindowsFromTheResponse() {
@@ -75,7 +87,9 @@ import Testing
         var flag = request
         flag.staleIfError = true
         #expect(CachePolicy.servesStaleOnError(sie, for: flag, now: 99999))
-        #expect(!CachePolicy.servesStaleOnError(entry(["cache-control": "max-age=1, must-revalidate"]), for: flag, now: 5000))
+        #expect(
+            !CachePolicy.servesStaleOnError(
+                entry(["cache-control": "max-age=1, must-revalidate"]), for: flag, now: 5000))
     }
 
     @Test func varyMatchesOnlyTheSameRequestHeaders() {
@@ -86,23 +100,31 @@ import Testing
         let stored = entry(["cache-control": "max-age=60", "vary": "Accept-Language, Accept"], request: english)
         #expect(CachePolicy.decide(stored, for: english, now: 1001) == .serve)
         #expect(CachePolicy.decide(stored, for: french, now: 1001) == .mismatch)
-        #expect(CachePolicy.decide(entry(["cache-control": "max-age=60", "vary": "*"]), for: request, now: 1001) == .mismatch)
+        #expect(
+            CachePolicy.decide(entry(["cache-control": "max-age=60", "vary": "*"]), for: request, now: 1001)
+                == .mismatch)
     }
 
     @Test func notModifiedUpdatesHeadersAndRestartsTheClock() {
         let stored = entry(["cache-control": "max-age=60", "etag": "\"a\"", "last-modified": HTTPDate.format(500)])
-        let updated = stored.response.updated(by: ["cache-control": "max-age=120"], request: request.download,
-                                              requestTime: 5000, responseTime: 5000)
+        let updated = stored.response.updated(
+            by: ["cache-control": "max-age=120"], request: request.download,
+            requestTime: 5000, responseTime: 5000)
         #expect(updated.freshUntil == 5120)
         #expect(updated.etag == "\"a\"" && updated.lastModified == HTTPDate.format(500))
     }
 
     @Test func recordsRoundTripEveryHTTPFieldAndVariant() throws {
-        var stored = entry(["cache-control": "max-age=60, stale-if-error=5", "etag": "W/\"x\"", "vary": "Accept",
-                            "last-modified": HTTPDate.format(500)])
+        var stored = entry([
+            "cache-control": "max-age=60, stale-if-error=5", "etag": "W/\"x\"", "vary": "Accept",
+            "last-modified": HTTPDate.format(500),
+        ])
         stored.lastUsed = 0
-        stored.variants = [CacheEntry.Variant(transform: "thumbnail=8x8,encode=png", fileName: "h.vabc.png", byteCount: 9,
-                                              checksum: String(repeating: "a", count: 32))]
+        stored.variants = [
+            CacheEntry.Variant(
+                transform: "thumbnail=8x8,encode=png", fileName: "h.vabc.png", byteCount: 9,
+                checksum: String(repeating: "a", count: 32))
+        ]
         let parsed = try #require(CacheEntry(parsing: stored.serialized()))
         #expect(parsed == stored)
     }

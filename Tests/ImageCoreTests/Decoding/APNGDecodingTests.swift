@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// APNG fixtures (written chunk by chunk by the fixture script) against
@@ -42,7 +43,9 @@ struct APNGDecodingTests {
     ])
     func malformedAnimationsAreRefused(name: String, message: String) throws {
         let bytes = try Fixtures.bytes("malformed/\(name)")
-        for attempt in [{ _ = try ImageDecoder().inspect(bytes) }, { _ = try ImageDecoder().decode(bytes, frame: nil) }] {
+        for attempt in [
+            { _ = try ImageDecoder().inspect(bytes) }, { _ = try ImageDecoder().decode(bytes, frame: nil) },
+        ] {
             do {
                 try attempt()
                 Issue.record("\(name) was accepted")
@@ -64,7 +67,9 @@ struct APNGDecodingTests {
         for name in ["apng-ops.png", "apng-hidden-default.png", "apng-palette.png"] {
             let bytes = try Fixtures.bytes(name)
             for length in 0..<bytes.count {
-                #expect(throws: ImageCoreError.self, "\(name) cut at \(length)") { try ImageDecoder().inspect(Array(bytes.prefix(length))) }
+                #expect(throws: ImageCoreError.self, "\(name) cut at \(length)") {
+                    try ImageDecoder().inspect(Array(bytes.prefix(length)))
+                }
             }
         }
     }

@@ -1,12 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// AVIF fixtures (made by avifenc) against avifdec's 8-bit output, frame for
 /// frame; the container checks that keep broken files out of the cache.
 struct AVIFDecodingTests {
-    static let names = ["avif-still.avif", "avif-alpha.avif", "avif-10bit.avif", "avif-irot.avif", "avif-sequence.avif"]
+    static let names = [
+        "avif-still.avif", "avif-alpha.avif", "avif-10bit.avif", "avif-irot.avif", "avif-sequence.avif",
+    ]
 
     @Test(arguments: names)
     func decodesLikeAvifdec(name: String) throws {
@@ -71,7 +74,9 @@ struct AVIFDecodingTests {
     func everyTruncationFailsTheCheckBeforeStoring(name: String) throws {
         let bytes = try Fixtures.bytes(name)
         for length in 0..<bytes.count {
-            #expect(throws: ImageCoreError.self, "\(name) cut at \(length)") { try ImageDecoder().inspect(Array(bytes.prefix(length))) }
+            #expect(throws: ImageCoreError.self, "\(name) cut at \(length)") {
+                try ImageDecoder().inspect(Array(bytes.prefix(length)))
+            }
         }
     }
 }

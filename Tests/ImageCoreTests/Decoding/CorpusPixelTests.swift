@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Every real image of the shared corpus, decoded and compared pixel for
@@ -23,7 +24,8 @@ struct CorpusPixelTests {
         #expect(image.frames.count == 1)
         let pixels = image.frames[0].pixels
         if let truthFile = row["truth_file"], !truthFile.isEmpty,
-           let truthBytes = try? Corpus.bytes(truthFile) {
+            let truthBytes = try? Corpus.bytes(truthFile)
+        {
             let truth = try NetpbmImage(truthBytes)
             #expect(truth.width == image.width && truth.height == image.height)
             #expect(truth.matches(pixels), "pixels differ from \(truthFile)")
@@ -61,7 +63,8 @@ struct CorpusPixelTests {
         }
         let row = try #require(Self.animations.first { $0["file"] == file })
         if let durations = row["durations_ms"], !durations.isEmpty {
-            let expectedDurations = durations.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == " " }).compactMap { Int($0) }
+            let expectedDurations = durations.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == " " }).compactMap
+            { Int($0) }
             #expect(image.frames.map(\.durationMilliseconds) == expectedDurations)
         }
     }

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The project's own fixtures, one per decoder path, against the reference

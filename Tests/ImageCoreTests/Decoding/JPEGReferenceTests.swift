@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 private let jpegToolsPresent = ["/usr/bin/cjpeg", "/usr/bin/djpeg"].allSatisfy {
@@ -15,10 +16,13 @@ private let jpegToolsPresent = ["/usr/bin/cjpeg", "/usr/bin/djpeg"].allSatisfy {
 struct JPEGReferenceTests {
     /// `cjpeg` options: every `-sample` factor it accepts for Y (chroma at 1x1),
     /// 4:4:4 through 4:1:0 and 4:4:1 plus odd ones TurboJPEG's API refused.
-    static let variants: [String] = ["1x1", "2x1", "1x2", "2x2", "4x1", "4x2", "1x4", "3x1", "3x2", "2x4", "1x3"]
+    static let variants: [String] =
+        ["1x1", "2x1", "1x2", "2x2", "4x1", "4x2", "1x4", "3x1", "3x2", "2x4", "1x3"]
         .map { "-sample \($0)" }
-        + ["-grayscale", "-progressive", "-progressive -sample 4x2", "-arithmetic", "-arithmetic -progressive",
-           "-restart 1", "-restart 1B -sample 2x1", "-rgb", "-rgb -progressive", "-quality 100 -sample 1x1"]
+        + [
+            "-grayscale", "-progressive", "-progressive -sample 4x2", "-arithmetic", "-arithmetic -progressive",
+            "-restart 1", "-restart 1B -sample 2x1", "-rgb", "-rgb -progressive", "-quality 100 -sample 1x1",
+        ]
 
     /// A real photo (the corpus's Grace Hopper, 512×600) as PPM, or, without
     /// the corpus, a generated 157×93 image (odd sizes exercise partial MCUs).
@@ -35,7 +39,10 @@ struct JPEGReferenceTests {
             for y in 0..<height {
                 for x in 0..<width {
                     let noise = Int(random.next() % 32)
-                    bytes += [UInt8((x * 255 / width + noise) % 256), UInt8((y * 255 / height) % 256), UInt8((x * y + noise) % 256)]
+                    bytes += [
+                        UInt8((x * 255 / width + noise) % 256), UInt8((y * 255 / height) % 256),
+                        UInt8((x * y + noise) % 256),
+                    ]
                 }
             }
             try? Data(bytes).write(to: url)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Broken and hostile files: an `.image` error (or, where the corpus allows
@@ -12,7 +13,8 @@ struct MalformedInputTests {
     func corpusBadFileIsRejected(file: String) throws {
         let row = try #require(Self.bad.first { $0["file"] == file })
         let bytes = try Corpus.bytes("bad/\(file)")
-        let mayDecodePartially = row["expected_robust_behaviour"]?.contains("partial") == true
+        let mayDecodePartially =
+            row["expected_robust_behaviour"]?.contains("partial") == true
             || row["expected_robust_behaviour"]?.contains("clamp") == true
         let decoder = ImageDecoder()
         do {
@@ -24,11 +26,13 @@ struct MalformedInputTests {
         }
     }
 
-    @Test(.enabled(if: Corpus.directory != nil, "../shared/corpus is not present"), arguments: [
-        "jpeg_progressive_444_photo_snake.jpg", "png_rgb8_adam7_go-benchRGB-interlace.png",
-        "gif_anim_loop2_varied-delays_sixel-seq2gif.gif", "webp_lossless_alpha_go-tux.webp",
-        "webp_anim_lossy_varied-durations_kuttypy-pov-display.webp", "jpeg_cmyk_adobe-inverted_go-video001.jpg",
-    ])
+    @Test(
+        .enabled(if: Corpus.directory != nil, "../shared/corpus is not present"),
+        arguments: [
+            "jpeg_progressive_444_photo_snake.jpg", "png_rgb8_adam7_go-benchRGB-interlace.png",
+            "gif_anim_loop2_varied-delays_sixel-seq2gif.gif", "webp_lossless_alpha_go-tux.webp",
+            "webp_anim_lossy_varied-durations_kuttypy-pov-display.webp", "jpeg_cmyk_adobe-inverted_go-video001.jpg",
+        ])
     func truncatedAndBitFlippedCopiesNeverCrash(file: String) throws {
         try Self.mutate(Corpus.bytes("images/\(file)"))
     }
@@ -63,10 +67,12 @@ struct MalformedInputTests {
     @Test func limitsHoldExactlyAtTheBoundary() throws {
         let png = Fixtures.tinyPNG  // 4×3 = 12 pixels
         #expect(throws: Never.self) {
-            try ImageDecoder(limits: .init(maxPixels: 12, maxFrames: 1, maxTotalPixels: 12, maxJPEGScans: 1)).decode(png, frame: nil)
+            try ImageDecoder(limits: .init(maxPixels: 12, maxFrames: 1, maxTotalPixels: 12, maxJPEGScans: 1)).decode(
+                png, frame: nil)
         }
         do {
-            _ = try ImageDecoder(limits: .init(maxPixels: 11, maxFrames: 1, maxTotalPixels: 100, maxJPEGScans: 1)).inspect(png)
+            _ = try ImageDecoder(limits: .init(maxPixels: 11, maxFrames: 1, maxTotalPixels: 100, maxJPEGScans: 1))
+                .inspect(png)
             Issue.record("a 12-pixel image passed a limit of 11")
         } catch let error as ImageCoreError {
             #expect(error.kind == .image)
@@ -98,7 +104,9 @@ struct MalformedInputTests {
         // Decoding enforces it too (libjpeg's progress monitor), without the marker walk.
         #expect(throws: ImageCoreError.self) { try JPEGDecoder(limits: limits).decode(jpeg) }
         var writer = NetpbmRowWriter(format: .ppm) { _ in }
-        #expect(throws: ImageCoreError.self) { try ImageDecoder(limits: limits).decode(jpeg, channels: 3, into: &writer) }
+        #expect(throws: ImageCoreError.self) {
+            try ImageDecoder(limits: limits).decode(jpeg, channels: 3, into: &writer)
+        }
     }
 
     @Test func framesOutOfRangeAreErrors() throws {

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The eight EXIF orientations on a 2×3 image of labelled pixels.
 @Suite struct OrientationTests {
     /// Pixels a…f as rows "a b / c d / e f", each pixel's red channel its letter.
-    let image = DecodedImage(format: .jpeg, width: 2, height: 3,
-                             frames: [.init(pixels: Array("abcdef".utf8).flatMap { [$0, 0, 0, 255] })])
+    let image = DecodedImage(
+        format: .jpeg, width: 2, height: 3,
+        frames: [.init(pixels: Array("abcdef".utf8).flatMap { [$0, 0, 0, 255] })])
 
     func rows(_ orientation: Int) -> String {
         let turned = EXIFOrientation.apply(orientation, to: image)
@@ -31,10 +33,13 @@ import TestSupport
 
     @Test func webpOrientationIsReadFromItsExifChunk() throws {
         let directory = try TemporaryDirectory()
-        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0]
+        let tiff: [UInt8] = [
+            0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+        ]
         try Data(tiff).write(to: URL(fileURLWithPath: "\(directory.path)/o.exif"))
         let source = Fixtures.directory.appendingPathComponent("lossy.webp").path
-        _ = try ScalingTests.shell("webpmux -set exif '\(directory.path)/o.exif' '\(source)' -o '\(directory.path)/o.webp' 2>&1")
+        _ = try ScalingTests.shell(
+            "webpmux -set exif '\(directory.path)/o.exif' '\(source)' -o '\(directory.path)/o.webp' 2>&1")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(directory.path)/o.webp")))
         let info = try ImageDecoder().inspect(bytes)
         #expect(info.orientation == 8)
@@ -44,9 +49,12 @@ import TestSupport
 
     @Test func orientationIsReadFromTheExifSegment() throws {
         // SOI, APP1 "Exif" with a big-endian TIFF holding one IFD0 entry: 0x0112 = 6.
-        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0]
+        let tiff: [UInt8] = [
+            0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0,
+        ]
         let app1 = Array("Exif\0\0".utf8) + tiff
-        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)]
+        let jpeg: [UInt8] =
+            [0xFF, 0xD8, 0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)]
             + app1 + [0xFF, 0xD9]
         #expect(EXIFOrientation.read(jpeg: jpeg) == 6)
         #expect(EXIFOrientation.read(jpeg: [0xFF, 0xD8, 0xFF, 0xD9]) == 1)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Scaled decoding: target sizes, the area filter, and agreement with
@@ -20,14 +21,22 @@ import TestSupport
 
     @Test func areaAveragingWeighsCoverageAndIgnoresTransparentColour() {
         // 2×1 → 1×1: the mean of the two.
-        #expect(AreaResampler.resample([0, 0, 0, 255, 200, 100, 50, 255], width: 2, height: 1, to: 1, 1) == [100, 50, 25, 255])
+        #expect(
+            AreaResampler.resample([0, 0, 0, 255, 200, 100, 50, 255], width: 2, height: 1, to: 1, 1) == [
+                100, 50, 25, 255,
+            ])
         // A transparent pixel lends no colour, only its alpha.
-        #expect(AreaResampler.resample([9, 9, 9, 0, 200, 100, 50, 255], width: 2, height: 1, to: 1, 1) == [200, 100, 50, 128])
+        #expect(
+            AreaResampler.resample([9, 9, 9, 0, 200, 100, 50, 255], width: 2, height: 1, to: 1, 1) == [
+                200, 100, 50, 128,
+            ])
         // 3 → 2: the middle pixel is shared half and half.
-        #expect(AreaResampler.resample([0, 0, 0, 255, 90, 90, 90, 255, 180, 180, 180, 255], width: 3, height: 1, to: 2, 1)
-            == [30, 30, 30, 255, 150, 150, 150, 255])
+        #expect(
+            AreaResampler.resample([0, 0, 0, 255, 90, 90, 90, 255, 180, 180, 180, 255], width: 3, height: 1, to: 2, 1)
+                == [30, 30, 30, 255, 150, 150, 150, 255])
         let flat = [UInt8](repeating: 77, count: 37 * 23 * 4)
-        #expect(AreaResampler.resample(flat, width: 37, height: 23, to: 5, 3) == [UInt8](repeating: 77, count: 5 * 3 * 4))
+        #expect(
+            AreaResampler.resample(flat, width: 37, height: 23, to: 5, 3) == [UInt8](repeating: 77, count: 5 * 3 * 4))
     }
 
     @Test(.enabled(if: Corpus.directory != nil)) func thumbnailsAgreeWithPamscale() throws {
@@ -38,7 +47,8 @@ import TestSupport
         let reference = try NetpbmImage(Self.shell("pngtopam '\(path)' 2>/dev/null | pamscale -xyfit 100 100"))
         #expect(reference.width == 100 && reference.height == 67)
         let mine = image.frames[0].pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
-        let meanDifference = zip(mine, reference.samples).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(mine.count)
+        let meanDifference =
+            zip(mine, reference.samples).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(mine.count)
         #expect(meanDifference < 1.0, "mean difference \(meanDifference)")
     }
 
@@ -55,11 +65,16 @@ import TestSupport
     @Test func webpStillsUseLibwebpsScalerAndAgreeWithTheAreaFilter() throws {
         let bytes = try Fixtures.bytes("lossy.webp")
         let full = try ImageDecoder().decode(bytes, frame: nil)
-        let size = ScaleTarget.fit(width: full.width / 3, height: full.height / 3).size(width: full.width, height: full.height)
-        let scaled = try ImageDecoder().decode(bytes, frame: nil, scale: .fit(width: full.width / 3, height: full.height / 3))
+        let size = ScaleTarget.fit(width: full.width / 3, height: full.height / 3).size(
+            width: full.width, height: full.height)
+        let scaled = try ImageDecoder().decode(
+            bytes, frame: nil, scale: .fit(width: full.width / 3, height: full.height / 3))
         #expect(scaled.width == size.width && scaled.height == size.height)
-        let area = AreaResampler.resample(full.frames[0].pixels, width: full.width, height: full.height, to: size.width, size.height)
-        let mean = zip(area, scaled.frames[0].pixels).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(area.count)
+        let area = AreaResampler.resample(
+            full.frames[0].pixels, width: full.width, height: full.height, to: size.width, size.height)
+        let mean =
+            zip(area, scaled.frames[0].pixels).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) }
+            / Double(area.count)
         #expect(mean < 8, "mean difference \(mean)")
     }
 
@@ -70,7 +85,8 @@ import TestSupport
     }
 
     @Test func encodedThumbnailsDecodeBackAtTheirSize() throws {
-        let source = try ImageDecoder().decode(Fixtures.bytes("baseline.jpg"), frame: nil, scale: .fit(width: 16, height: 16))
+        let source = try ImageDecoder().decode(
+            Fixtures.bytes("baseline.jpg"), frame: nil, scale: .fit(width: 16, height: 16))
         for format in ImageEncodeFormat.allCases {
             let bytes = try encode(source, as: format, quality: 90)
             let info = try ImageDecoder().inspect(bytes)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The animated encoders, read back by our decoders (themselves checked
@@ -84,7 +85,8 @@ struct AnimationEncoderTests {
             let alpha = { (pixels: [UInt8]) in stride(from: 3, to: pixels.count, by: 4).map { pixels[$0] } }
             #expect(Self.meanDifference(alpha(ours.pixels), alpha(theirs.pixels)) < 2)
         }
-        let still = try AVIFEncoder.encode(DecodedImage(format: .png, width: 16, height: 12, frames: [image.frames[0]]), quality: nil)
+        let still = try AVIFEncoder.encode(
+            DecodedImage(format: .png, width: 16, height: 12, frames: [image.frames[0]]), quality: nil)
         #expect(try ImageDecoder().inspect(still).frameCount == 1)
     }
 }

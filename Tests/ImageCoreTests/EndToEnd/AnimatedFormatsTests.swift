@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// AVIF and APNG through the built binary, and thumbnails of animations that
@@ -17,7 +18,8 @@ import TestSupport
         for name in ["anim3.gif", "anim3.webp", "apng-ops.png", "avif-sequence.avif", "avif-irot.avif"] {
             server.route("/\(name)", .ok(try Fixtures.bytes(name)))
         }
-        for name in ["huge-ispe.avif", "apng-outside-canvas.png", "apng-bad-sequence.png", "apng-fdat-before-fctl.png"] {
+        for name in ["huge-ispe.avif", "apng-outside-canvas.png", "apng-bad-sequence.png", "apng-fdat-before-fctl.png"]
+        {
             server.route("/bad/\(name)", .ok(try Fixtures.bytes("malformed/\(name)")))
         }
         let avif = try Fixtures.bytes("avif-sequence.avif"), apng = try Fixtures.bytes("apng-ops.png")
@@ -29,7 +31,9 @@ import TestSupport
         try CLI.run(["fetch"] + arguments, cacheDir: cache.path)
     }
 
-    @Test(arguments: [("anim3.gif", ImageFormat.gif), ("anim3.webp", .webp), ("apng-ops.png", .png), ("avif-sequence.avif", .avif)])
+    @Test(arguments: [
+        ("anim3.gif", ImageFormat.gif), ("anim3.webp", .webp), ("apng-ops.png", .png), ("avif-sequence.avif", .avif),
+    ])
     func thumbnailOfAnAnimationStaysAnimatedInItsKind(name: String, format: ImageFormat) throws {
         let original = try ImageDecoder().decode(Fixtures.bytes(name), frame: nil)
         let result = try fetch("--thumbnail", "5x5", server.url("/\(name)"))
@@ -46,16 +50,22 @@ import TestSupport
     }
 
     @Test func externalToolsReadTheSameFramesAndTiming() throws {
-        if let info = try? Self.tool("gifsicle", "--info", bytes: try fetch("--thumbnail", "6x6", server.url("/anim3.gif")).stdout) {
+        if let info = try? Self.tool(
+            "gifsicle", "--info", bytes: try fetch("--thumbnail", "6x6", server.url("/anim3.gif")).stdout)
+        {
             #expect(info.contains("3 images"), "\(info)")
             #expect(info.components(separatedBy: "delay 0.08s").count - 1 == 3, "\(info)")
             #expect(info.contains("loop forever"), "\(info)")
         }
-        if let info = try? Self.tool("webpinfo", bytes: try fetch("--thumbnail", "6x6", server.url("/anim3.webp")).stdout) {
+        if let info = try? Self.tool(
+            "webpinfo", bytes: try fetch("--thumbnail", "6x6", server.url("/anim3.webp")).stdout)
+        {
             #expect(Self.fields("Duration", in: info) == ["80", "120", "120"], "\(info)")
             #expect(Self.fields("Loop count", in: info) == ["0"], "\(info)")
         }
-        if let info = try? Self.tool("webpinfo", bytes: try fetch("--encode", "webp", server.url("/apng-ops.png")).stdout) {
+        if let info = try? Self.tool(
+            "webpinfo", bytes: try fetch("--encode", "webp", server.url("/apng-ops.png")).stdout)
+        {
             #expect(Self.fields("Duration", in: info) == ["100", "50", "200", "70", "30", "40"], "\(info)")
             #expect(Self.fields("Loop count", in: info) == ["3"], "\(info)")
         }
@@ -63,12 +73,15 @@ import TestSupport
 
     @Test func encodeKeepsTheAnimationUnlessAFrameIsPicked() throws {
         let webp = try ImageDecoder().decode(try fetch("--encode", "webp", server.url("/anim3.gif")).stdout, frame: nil)
-        #expect(webp.format == .webp && webp.frames.count == 3 && webp.frames.map(\.durationMilliseconds) == [80, 80, 80])
+        #expect(
+            webp.format == .webp && webp.frames.count == 3 && webp.frames.map(\.durationMilliseconds) == [80, 80, 80])
         let png = try ImageDecoder().inspect(try fetch("--encode", "png", server.url("/anim3.webp")).stdout)
         #expect(png.format == .png && png.frameCount == 3)
-        let gif = try ImageDecoder().inspect(try fetch("--max-pixels", "30", "--encode", "gif", server.url("/apng-ops.png")).stdout)
+        let gif = try ImageDecoder().inspect(
+            try fetch("--max-pixels", "30", "--encode", "gif", server.url("/apng-ops.png")).stdout)
         #expect(gif.format == .gif && gif.frameCount == 6 && gif.width * gif.height <= 30)
-        let one = try ImageDecoder().inspect(try fetch("--thumbnail", "5x5", "--frame", "2", server.url("/apng-ops.png")).stdout)
+        let one = try ImageDecoder().inspect(
+            try fetch("--thumbnail", "5x5", "--frame", "2", server.url("/apng-ops.png")).stdout)
         #expect(one.format == .png && one.frameCount == 1)
         let jpeg = try ImageDecoder().inspect(try fetch("--encode", "jpeg", server.url("/anim3.gif")).stdout)
         #expect(jpeg.format == .jpeg && jpeg.frameCount == 1)
@@ -76,8 +89,11 @@ import TestSupport
 
     @Test(arguments: ["apng-ops.png", "avif-sequence.avif"])
     func decodeWritesEveryCompositedFrame(name: String) throws {
-        let truth = try NetpbmStream.images(Fixtures.bytes(name.replacingOccurrences(of: name.hasSuffix(".png") ? ".png" : ".avif",
-                                                                                    with: ".truth.pam")))
+        let truth = try NetpbmStream.images(
+            Fixtures.bytes(
+                name.replacingOccurrences(
+                    of: name.hasSuffix(".png") ? ".png" : ".avif",
+                    with: ".truth.pam")))
         let result = try fetch("--decode", "pam", server.url("/\(name)"))
         #expect(result.status == 0, "\(result.stderr)")
         let frames = try NetpbmStream.images(result.stdout)
@@ -96,8 +112,10 @@ import TestSupport
         #expect(turned.contains(#""orientation":7"#), "\(turned)")
     }
 
-    @Test(arguments: ["huge-ispe.avif", "apng-outside-canvas.png", "apng-bad-sequence.png", "apng-fdat-before-fctl.png",
-                      "truncated.avif", "truncated.png"])
+    @Test(arguments: [
+        "huge-ispe.avif", "apng-outside-canvas.png", "apng-bad-sequence.png", "apng-fdat-before-fctl.png",
+        "truncated.avif", "truncated.png",
+    ])
     func malformedFilesAreExit5AndNeverCached(name: String) throws {
         let url = server.url("/bad/\(name)")
         let result = try fetch(url)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Damage done to a cache behind imgcache's back (bit rot, a torn copy, a
@@ -57,9 +58,11 @@ import TestSupport
         // The refetched entry is whole again.
         let refetched = try CLI.run(["fetch", "--offline", url], cacheDir: cache.path).stdout == image
         #expect(refetched)
-        StressReport.record("Damaged entry: \(damage.rawValue)", how: "CorruptionTests",
-                            outcome: servedWhole ? "not served; \(damage == .missingBytes ? "a miss" : "reported with -v, counted"), refetched"
-                                : "SERVED DAMAGED BYTES")
+        StressReport.record(
+            "Damaged entry: \(damage.rawValue)", how: "CorruptionTests",
+            outcome: servedWhole
+                ? "not served; \(damage == .missingBytes ? "a miss" : "reported with -v, counted"), refetched"
+                : "SERVED DAMAGED BYTES")
     }
 
     @Test func strayFilesAreIgnoredThenCleanedAway() throws {
@@ -72,8 +75,10 @@ import TestSupport
         let bytesPath = String(stored.stdoutText.dropLast())
         let shard = (bytesPath as NSString).deletingLastPathComponent
         let hash = CacheKey(url).hash
-        let strays = ["\(shard)/\(hash).0000000000000000.png", "\(shard)/notes.txt", "\(cache.path)/entries/zz",
-                      "\(shard)/\(CacheKey(url + "?other").hash).meta"]
+        let strays = [
+            "\(shard)/\(hash).0000000000000000.png", "\(shard)/notes.txt", "\(cache.path)/entries/zz",
+            "\(shard)/\(CacheKey(url + "?other").hash).meta",
+        ]
         for stray in strays { _ = FileManager.default.createFile(atPath: stray, contents: Data("stray".utf8)) }
         let old = Date().addingTimeInterval(-3 * 86_400)
         for stray in strays { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: stray) }

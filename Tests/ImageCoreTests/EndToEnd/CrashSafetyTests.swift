@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// SIGKILL at random moments, mid-transfer and mid-write, to prefetch and
@@ -16,7 +17,9 @@ import TestSupport
         var images: [String: [UInt8]] = [:]
         for index in 0..<60 {
             let large = index % 3 == 0
-            let bytes = Fixtures.tinyPNG + (0..<(large ? 150_000 + index : 2_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* (index + 1)) }
+            let bytes =
+                Fixtures.tinyPNG
+                + (0..<(large ? 150_000 + index : 2_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* (index + 1)) }
             let path = "/\(index).png"
             images[path] = bytes
             fixture.server.route(path, large ? .trickle(bytes, bytesPerSecond: 600_000) : .ok(bytes))
@@ -48,7 +51,9 @@ import TestSupport
         var kills = (prefetch: 0, clean: 0), corruptServed = 0
         for round in 0..<rounds {
             let prefetch = try CLI.start(["prefetch", "-j", "8"], cacheDir: cache.path, stdinPath: listPath)
-            let cleaner = round % 2 == 1 ? try CLI.start(["clean", "--max-size", "300K"], cacheDir: cache.path, stdinPath: "/dev/null") : nil
+            let cleaner =
+                round % 2 == 1
+                ? try CLI.start(["clean", "--max-size", "300K"], cacheDir: cache.path, stdinPath: "/dev/null") : nil
             usleep(UInt32.random(in: 20_000...400_000, using: &generator))
             if prefetch.isRunning {
                 kill(prefetch.processIdentifier, SIGKILL)
@@ -64,8 +69,10 @@ import TestSupport
             // Every third round, purge some entries so later kills land on fresh writes again.
             if round % 3 == 2 { _ = try CLI.run(["clean", "--max-size", "200K"], cacheDir: cache.path) }
         }
-        let lastRun = try CLI.run(["prefetch", "-j", "8"], cacheDir: cache.path, stdin: Array(
-            images.keys.sorted().map { server.url($0) }.joined(separator: "\n").utf8))
+        let lastRun = try CLI.run(
+            ["prefetch", "-j", "8"], cacheDir: cache.path,
+            stdin: Array(
+                images.keys.sorted().map { server.url($0) }.joined(separator: "\n").utf8))
         #expect(lastRun.status == 0, "\(lastRun.stderr)")
         let final = try verifyCache()
         #expect(final.whole == images.count && final.corrupt == 0)
@@ -73,9 +80,11 @@ import TestSupport
         let record = try #require(try JSONSerialization.jsonObject(with: Data(stat.stdout)) as? [String: Any])
         #expect(record["entries"] as? Int == images.count)
         #expect((record["counters"] as? [String: Int])?.values.allSatisfy { $0 >= 0 } == true)
-        StressReport.record("SIGKILL of prefetch and clean", how: "CrashSafetyTests, \(rounds) rounds at random moments",
-                            outcome: "\(kills.prefetch) prefetch and \(kills.clean) clean processes killed mid-run; "
-                                + "\(corruptServed) corrupt entries served; the next run completed with all \(final.whole) entries whole")
+        StressReport.record(
+            "SIGKILL of prefetch and clean", how: "CrashSafetyTests, \(rounds) rounds at random moments",
+            outcome: "\(kills.prefetch) prefetch and \(kills.clean) clean processes killed mid-run; "
+                + "\(corruptServed) corrupt entries served; the next run completed with all \(final.whole) entries whole"
+        )
     }
 }
 
@@ -102,7 +111,8 @@ import TestSupport
         for round in 0..<rounds {
             // Each round asks for a smaller cache, so each clean has evicting left to do.
             let limit = total * (rounds - round) / (rounds + 1)
-            let clean = try CLI.start(["clean", "--max-size", "\(limit)"], cacheDir: cache.path, stdinPath: "/dev/null")
+            let clean = try CLI.start(
+                ["clean", "--max-size", "\(limit)"], cacheDir: cache.path, stdinPath: "/dev/null")
             usleep(UInt32.random(in: 5_000...150_000, using: &generator))
             if clean.isRunning {
                 kill(clean.processIdentifier, SIGKILL)
@@ -119,13 +129,17 @@ import TestSupport
         let finish = try CLI.run(["clean", "--json", "--max-size", "\(total / 10)"], cacheDir: cache.path)
         #expect(finish.status == 0, "\(finish.stderr)")
         let left = stored.keys.filter { (try? disk.lookup($0)) != nil }.count
-        let stat = try #require(try JSONSerialization.jsonObject(with: Data(CLI.run(["stat", "--json"], cacheDir: cache.path).stdout))
-            as? [String: Any])
+        let stat = try #require(
+            try JSONSerialization.jsonObject(with: Data(CLI.run(["stat", "--json"], cacheDir: cache.path).stdout))
+                as? [String: Any])
         #expect(stat["entries"] as? Int == left)
         #expect((stat["bytes"] as? Int ?? .max) <= total / 10)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").filter { !$0.hasPrefix("purge") }.isEmpty)
-        StressReport.record("SIGKILL of clean on 4 000 entries", how: "KilledCleanTests, \(rounds) rounds at 5–150 ms",
-                            outcome: "\(killed) cleans killed mid-way; \(corruptServed) corrupt entries served; "
-                                + "the next clean completed and stat agrees (\(left) entries)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").filter { !$0.hasPrefix("purge") }
+                .isEmpty)
+        StressReport.record(
+            "SIGKILL of clean on 4 000 entries", how: "KilledCleanTests, \(rounds) rounds at 5–150 ms",
+            outcome: "\(killed) cleans killed mid-way; \(corruptServed) corrupt entries served; "
+                + "the next clean completed and stat agrees (\(left) entries)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// A cache on a real, small file system (a tmpfs in a private mount
@@ -23,7 +24,8 @@ struct DiskFullTests {
             .write(to: URL(fileURLWithPath: list))
 
         // 2 MB of tmpfs, 1.7 MB of it taken by another file: room for about five images.
-        let result = try MountNamespace.run("""
+        let result = try MountNamespace.run(
+            """
             mount -t tmpfs -o size=2m tmpfs "$CACHE" || exit 90
             head -c 1740800 /dev/zero > "$CACHE/filler"
             "$IMGCACHE" fetch --retries 0 -o /dev/null "$BIG" 2>"$OUT/big.err"; echo "big=$?"
@@ -38,14 +40,21 @@ struct DiskFullTests {
                 "$IMGCACHE" fetch --offline -o "$OUT/after-$n" "$url" 2>/dev/null; echo "after-$n=$?"; n=$((n+1))
             done < "$LIST"
             "$IMGCACHE" stat --json > "$OUT/stat.json"; echo "stat=$?"
-            """, environment: ["CACHE": cache.path, "IMGCACHE_DIR": cache.path, "OUT": out.path, "LIST": list, "BIG": server.url("/big.png")])
+            """,
+            environment: [
+                "CACHE": cache.path, "IMGCACHE_DIR": cache.path, "OUT": out.path, "LIST": list,
+                "BIG": server.url("/big.png"),
+            ])
         let values = result.values
         #expect(result.status == 0, "\(result.stderr)")
 
-        func errors(_ name: String) -> String { (try? String(contentsOfFile: "\(out.path)/\(name).err", encoding: .utf8)) ?? "" }
+        func errors(_ name: String) -> String {
+            (try? String(contentsOfFile: "\(out.path)/\(name).err", encoding: .utf8)) ?? ""
+        }
         let bigError = errors("big")
         #expect(values["big"] == "8", "\(bigError)")
-        #expect(bigError.hasPrefix("imgcache: \(server.url("/big.png")): ") && bigError.contains("No space left on device")
+        #expect(
+            bigError.hasPrefix("imgcache: \(server.url("/big.png")): ") && bigError.contains("No space left on device")
                 && bigError.filter { $0 == "\n" }.count == 1, "\(bigError)")
         #expect(values["full"] == "8", "\(errors("full"))")
         #expect(values["leftovers"] == "0")
@@ -69,10 +78,14 @@ struct DiskFullTests {
             #expect(values["after-\(index)"] == "0")
             #expect(try Data(contentsOf: URL(fileURLWithPath: "\(out.path)/after-\(index)")) == Data(images[index]))
         }
-        let stat = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(out.path)/stat.json")))
+        let stat = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: "\(out.path)/stat.json")))
         #expect((stat as? [String: Any])?["entries"] as? Int == images.count)
-        StressReport.record("Disk full (2 MB tmpfs)", how: "DiskFullTests: fetch and prefetch -j 4 into a full cache, then space returns",
-                            outcome: "exit \(values["big"] ?? "?")/\(values["full"] ?? "?"), \(values["leftovers"] ?? "?") partial files, "
-                                + "\(servedWhileFull) whole entries served while full, all \(images.count) after")
+        StressReport.record(
+            "Disk full (2 MB tmpfs)",
+            how: "DiskFullTests: fetch and prefetch -j 4 into a full cache, then space returns",
+            outcome:
+                "exit \(values["big"] ?? "?")/\(values["full"] ?? "?"), \(values["leftovers"] ?? "?") partial files, "
+                + "\(servedWhileFull) whole entries served while full, all \(images.count) after")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Running out of room, and caches that cannot be opened.
@@ -30,13 +31,17 @@ import TestSupport
     }
 
     /// (Not under ThreadSanitizer, whose runtime dies of SIGBUS when `ulimit -f` is set.)
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] == "thread", "TSan's runtime dies under ulimit -f"))
+    @Test(
+        .disabled(
+            if: ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] == "thread",
+            "TSan's runtime dies under ulimit -f"))
     func aFileSizeLimitIsACacheErrorAndLeavesNothingPartial() throws {
         let large = Fixtures.tinyPNG + [UInt8](repeating: 9, count: 400_000)
         server.route("/large.png", .ok(large))
         server.route("/small.png", .ok(Fixtures.tinyPNG))
         // Smaller than the body, larger than any record: the body write fails with EFBIG.
-        let limited = try runLimited(blocks: 100, ["fetch", "--retries", "0", "-o", "/dev/null", server.url("/large.png")])
+        let limited = try runLimited(
+            blocks: 100, ["fetch", "--retries", "0", "-o", "/dev/null", server.url("/large.png")])
         #expect(limited.status == 8, "\(limited.stderr)")
         #expect(limited.stderr.hasPrefix("imgcache: \(server.url("/large.png")): "))
         #expect(limited.stderr.contains("File too large"))
@@ -55,8 +60,12 @@ import TestSupport
             server.route("/\(file)", .ok(try Corpus.bytes("bad/\(file)")))
             let result = try CLI.run(["fetch", "-o", "/dev/null", server.url("/\(file)")], cacheDir: cache.path)
             #expect(result.status == 5, "\(file): \(result.status) \(result.stderr)")
-            #expect(result.stderr.hasPrefix("imgcache: \(server.url("/\(file)")): ") && result.stderr.filter { $0 == "\n" }.count == 1)
-            #expect(try CLI.run(["stat", "-q", server.url("/\(file)")], cacheDir: cache.path).status == 7, "\(file) was cached")
+            #expect(
+                result.stderr.hasPrefix("imgcache: \(server.url("/\(file)")): ")
+                    && result.stderr.filter { $0 == "\n" }.count == 1)
+            #expect(
+                try CLI.run(["stat", "-q", server.url("/\(file)")], cacheDir: cache.path).status == 7,
+                "\(file) was cached")
         }
     }
 
@@ -65,7 +74,8 @@ import TestSupport
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         let result = try CLI.run(["fetch", "--cache-dir", file, server.url("/small.png")], cacheDir: cache.path)
         #expect(result.status == 8)
-        #expect(result.stderr.hasPrefix("imgcache: cache \(file): ") && result.stderr.filter { $0 == "\n" }.count == 1,
-                "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("imgcache: cache \(file): ") && result.stderr.filter { $0 == "\n" }.count == 1,
+            "\(result.stderr)")
     }
 }

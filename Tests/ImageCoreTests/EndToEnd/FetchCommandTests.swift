@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The built binary against the loopback server: stdout, stderr, exit status,
@@ -109,7 +110,9 @@ import TestSupport
         server.route("/x.png", .ok(png, headers: ["ETag": "\"abc\"", "Cache-Control": "max-age=60"]))
         let result = try fetch("--json", server.url("/x.png"), server.url("/nope.png"))
         #expect(result.status == 4)
-        let records = result.stdoutLines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let records = result.stdoutLines.map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(records.count == 2)
         let ok = try #require(records[0])
         #expect(ok["result"] as? String == "downloaded")
@@ -142,10 +145,12 @@ import TestSupport
         #expect(file.hasPrefix(cache.path + "/entries/"))
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == png)
         let output = try TemporaryDirectory()
-        let written = try fetch("-o", "\(output.path)/a.png", "--decode", "png", "-o", "\(output.path)/b.png",
-                                server.url("/x.png"), server.url("/x.png"))
+        let written = try fetch(
+            "-o", "\(output.path)/a.png", "--decode", "png", "-o", "\(output.path)/b.png",
+            server.url("/x.png"), server.url("/x.png"))
         #expect(written.status == 0 && written.stdout.isEmpty)
-        let decoded = try ImageDecoder().decode([UInt8](Data(contentsOf: URL(fileURLWithPath: "\(output.path)/b.png"))), frame: nil)
+        let decoded = try ImageDecoder().decode(
+            [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(output.path)/b.png"))), frame: nil)
         #expect(decoded.frames[0].pixels == Fixtures.tinyPNGPixels)
         let directory = try fetch("--output-dir", output.path, server.url("/x.png"))
         #expect(directory.status == 0)

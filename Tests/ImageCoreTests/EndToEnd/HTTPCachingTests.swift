@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// HTTP caching, retries, connections and request hygiene, asserted on what
@@ -23,8 +24,10 @@ import TestSupport
 
     /// Serves what `current` returns, with ETag and Last-Modified, and
     /// answers 304 when the request's If-None-Match matches, as servers do.
-    func serveRevalidatable(_ path: String, cacheControl: String,
-                            current: @escaping @Sendable () -> (bytes: [UInt8], etag: String)) {
+    func serveRevalidatable(
+        _ path: String, cacheControl: String,
+        current: @escaping @Sendable () -> (bytes: [UInt8], etag: String)
+    ) {
         server.route(path) { [lastModified] request in
             let (bytes, etag) = current()
             let headers = ["ETag": etag, "Last-Modified": lastModified, "Cache-Control": cacheControl]

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Servers that misbehave: each case ends promptly with its documented exit
@@ -98,11 +99,16 @@ import TestSupport
         Case(name: "stall mid-body", response: .stallMidBody(body, afterBytes: 50_000, seconds: 30), status: 3),
         Case(name: "trickle 1 byte/s", response: .trickle(body, bytesPerSecond: 1), status: 3),
         Case(name: "close early", response: .closeEarly(body, afterBytes: 70_000), status: 3),
-        Case(name: "Content-Length too long", response: .wrongContentLength(body, declared: body.count + 500), status: 3),
+        Case(
+            name: "Content-Length too long", response: .wrongContentLength(body, declared: body.count + 500), status: 3),
         Case(name: "Content-Length too short", response: .wrongContentLength(body, declared: 60), status: 5),
-        Case(name: "endless chunked body", response: .chunked(png + [UInt8](repeating: 0, count: 40_000_000), chunkSize: 65_536),
-             status: 5, extraArguments: ["--max-bytes", "1M"]),
-        Case(name: "huge headers", response: .ok(png, headers: ["X-Filler": String(repeating: "a", count: 300_000)]), status: 3),
+        Case(
+            name: "endless chunked body",
+            response: .chunked(png + [UInt8](repeating: 0, count: 40_000_000), chunkSize: 65_536),
+            status: 5, extraArguments: ["--max-bytes", "1M"]),
+        Case(
+            name: "huge headers", response: .ok(png, headers: ["X-Filler": String(repeating: "a", count: 300_000)]),
+            status: 3),
         Case(name: "redirect loop", response: .redirect(to: "/x.png"), status: 4),
         Case(name: "redirect to file://", response: .redirect(to: "file:///etc/passwd"), status: 4),
         Case(name: "redirect to ftp://", response: .redirect(to: "ftp://127.0.0.1/x.png"), status: 4),
@@ -114,24 +120,33 @@ import TestSupport
         let cache = try TemporaryDirectory()
         server.route("/x.png", hostile.response)
         let url = server.url("/x.png")
-        let measured = try Self.measure(["fetch", "--retries", "0", "--timeout", "2", "-o", "/dev/null"]
-                                        + hostile.extraArguments + [url], cacheDir: cache.path)
+        let measured = try Self.measure(
+            ["fetch", "--retries", "0", "--timeout", "2", "-o", "/dev/null"]
+                + hostile.extraArguments + [url], cacheDir: cache.path)
         server.stop()
         #expect(measured.status == hostile.status, "\(measured.stderr)")
-        #expect(measured.stderr.hasPrefix("imgcache: \(url): ") && measured.stderr.filter { $0 == "\n" }.count == 1,
-                "\(measured.stderr)")
+        #expect(
+            measured.stderr.hasPrefix("imgcache: \(url): ") && measured.stderr.filter { $0 == "\n" }.count == 1,
+            "\(measured.stderr)")
         // Budget: the 2 s timeout plus start-up and teardown; a hang would be 30 s.
         #expect(measured.seconds < 8, "took \(measured.seconds) s")
         #expect(measured.peakKiB < 150_000, "peak \(measured.peakKiB) KiB")
         #expect(try CLI.run(["stat", "-q", url], cacheDir: cache.path).status == 7)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").filter { !$0.hasSuffix(".partial") && !$0.hasSuffix(".resume") }.isEmpty)
-        StressReport.record("Hostile server: \(hostile.name)", how: "HostileServerBudgetTests, fetch --timeout 2",
-                            outcome: "exit \(measured.status) in \(measured.seconds) s, peak \(measured.peakKiB / 1024) MiB, nothing cached")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").filter {
+                !$0.hasSuffix(".partial") && !$0.hasSuffix(".resume")
+            }.isEmpty)
+        StressReport.record(
+            "Hostile server: \(hostile.name)", how: "HostileServerBudgetTests, fetch --timeout 2",
+            outcome:
+                "exit \(measured.status) in \(measured.seconds) s, peak \(measured.peakKiB / 1024) MiB, nothing cached")
     }
 
     /// Runs imgcache under a Python wrapper that prints its exit status,
     /// peak resident memory (getrusage of the child) and wall time.
-    static func measure(_ arguments: [String], cacheDir: String) throws -> (status: Int32, peakKiB: Int, seconds: Double, stderr: String) {
+    static func measure(
+        _ arguments: [String], cacheDir: String
+    ) throws -> (status: Int32, peakKiB: Int, seconds: Double, stderr: String) {
         let wrapper = """
             import resource, subprocess, sys, time
             start = time.monotonic()
@@ -139,10 +154,15 @@ import TestSupport
             sys.stderr.buffer.write(r.stderr)
             print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, round(time.monotonic() - start, 2))
             """
-        let result = try CLI.run(["-c", wrapper, CLI.executable.path] + arguments, cacheDir: cacheDir,
-                                 executable: URL(fileURLWithPath: "/usr/bin/python3"))
-        let fields = result.stdoutText.split(separator: " ").map { String($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard fields.count == 3, let status = Int32(fields[0]), let peak = Int(fields[1]), let seconds = Double(fields[2]) else {
+        let result = try CLI.run(
+            ["-c", wrapper, CLI.executable.path] + arguments, cacheDir: cacheDir,
+            executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let fields = result.stdoutText.split(separator: " ").map {
+            String($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard fields.count == 3, let status = Int32(fields[0]), let peak = Int(fields[1]),
+            let seconds = Double(fields[2])
+        else {
             throw CLI.TimedOut(arguments: arguments)
         }
         return (status, peak, seconds, result.stderr)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// prefetch, stat, clean and purge, run as a user would.
@@ -22,18 +23,23 @@ import TestSupport
 
     @Test func prefetchCountsDownloadsOnceAndThenSendsNothing() throws {
         for index in 0..<8 { server.route("/\(index).png", .ok(image(index))) }
-        let list = "# warm-up list\n\n" + (0..<8).map { server.url("/\($0).png") }.joined(separator: "\n")
+        let list =
+            "# warm-up list\n\n" + (0..<8).map { server.url("/\($0).png") }.joined(separator: "\n")
             + "\n" + server.url("/3.png") + "\n" + server.url("/missing.png") + "\n"
         let first = try run(["prefetch", "-j", "3"], stdin: Array(list.utf8))
         #expect(first.status == 4)
         #expect(first.stdout.isEmpty)
-        #expect(first.stderr.hasSuffix("10 URLs (9 distinct): 8 downloaded, 1 already cached, 0 revalidated, 1 failed, 0 skipped\n"))
+        #expect(
+            first.stderr.hasSuffix(
+                "10 URLs (9 distinct): 8 downloaded, 1 already cached, 0 revalidated, 1 failed, 0 skipped\n"))
         #expect(first.stderr.contains("imgcache: \(server.url("/missing.png")): HTTP 404 Not Found"))
         for index in 0..<8 { #expect(server.requestCount(for: "/\(index).png") == 1) }
         let before = server.requestCount
         let second = try run(["prefetch"], stdin: Array(list.utf8))
         #expect(second.status == 6)
-        #expect(second.stderr.hasSuffix("10 URLs (9 distinct): 0 downloaded, 9 already cached, 0 revalidated, 0 failed, 1 skipped\n"))
+        #expect(
+            second.stderr.hasSuffix(
+                "10 URLs (9 distinct): 0 downloaded, 9 already cached, 0 revalidated, 0 failed, 1 skipped\n"))
         #expect(server.requestCount == before)
         let quiet = try run(["prefetch", "-q"], stdin: urlList(["/1.png"]))
         #expect(quiet.status == 0 && quiet.stderr.isEmpty)
@@ -48,7 +54,9 @@ import TestSupport
         let counted = try run(["prefetch", "--progress", listPath])
         #expect(counted.status == 0)
         #expect(counted.stderr.hasPrefix("\r\u{1B}[K[") && counted.stderr.contains("0/3"))
-        #expect(counted.stderr.hasSuffix("\r\u{1B}[K3 URLs: 3 downloaded, 0 already cached, 0 revalidated, 0 failed, 0 skipped\n"))
+        #expect(
+            counted.stderr.hasSuffix(
+                "\r\u{1B}[K3 URLs: 3 downloaded, 0 already cached, 0 revalidated, 0 failed, 0 skipped\n"))
         let piped = try run(["prefetch", "--progress"], stdin: urlList(["/0.png"]))
         #expect(piped.stderr.hasPrefix("\r\u{1B}[K0 done"))
         let silent = try run(["prefetch", listPath])
@@ -58,7 +66,9 @@ import TestSupport
     @Test func prefetchJSONGivesOneRecordPerURL() throws {
         server.route("/a.png", .ok(image(1)))
         let result = try run(["prefetch", "--json"], stdin: urlList(["/a.png", "/b.png"]))
-        let records = result.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let records = result.stdoutLines.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(records.count == 2)
         #expect(Set(records.compactMap { $0["result"] as? String }) == ["downloaded", "failed"])
     }
@@ -86,12 +96,17 @@ import TestSupport
         #expect(counters["disk_hits"] == 1)
         #expect(counters["failures"] == 1)
         #expect(counters["bytes_downloaded"] == image(1).count)
-        #expect(Set(record.keys) == ["cache_dir", "entries", "bytes", "max_age_s", "failed_ttl_s", "oldest_use",
-                                     "newest_use", "failed_urls", "counters"])
+        #expect(
+            Set(record.keys) == [
+                "cache_dir", "entries", "bytes", "max_age_s", "failed_ttl_s", "oldest_use",
+                "newest_use", "failed_urls", "counters",
+            ])
 
         let one = try run(["stat", "--json", server.url("/a.png"), server.url("/nope.png")])
         #expect(one.status == 7)
-        let entries = one.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let entries = one.stdoutLines.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(entries.count == 2)
         #expect(entries[0]["cached"] as? Bool == true)
         #expect(entries[0]["etag"] as? String == "\"a1\"")
@@ -108,13 +123,17 @@ import TestSupport
     @Test func cleanRemovesByAgeThenLeastRecentlyUsedFirst() throws {
         let urls = (0..<4).map { server.url("/\($0).png") }
         for index in 0..<4 { server.route("/\(index).png", .ok(image(index, size: 1000))) }
-        #expect(try run(["fetch", "-q"] + urls + ["-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null"]).status == 0)
+        #expect(
+            try run(
+                ["fetch", "-q"] + urls + ["-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null"]
+            ).status == 0)
         // Last use is the record's modification time: age entry 0 by ten
         // days, and make 1 older than 2 older than 3.
         let now = Date()
         for (index, age) in [(0, 10 * 86400.0), (1, 300.0), (2, 200.0), (3, 100.0)] {
             let metadata = CacheDirectory(root: cache.path).metadataPath(CacheKey(urls[index]).hash)
-            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: metadata)
+            try FileManager.default.setAttributes(
+                [.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: metadata)
         }
         let dryRun = try run(["clean", "--dry-run", "--json", "--max-age", "7d"])
         let planned = try #require(try JSONSerialization.jsonObject(with: Data(dryRun.stdout)) as? [String: Any])
@@ -139,7 +158,8 @@ import TestSupport
         let stale = "\(cache.path)/tmp/123-abc.part"
         let fresh = "\(cache.path)/tmp/456-def.part"
         for path in [stale, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])) }
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale)
         #expect(try run(["clean"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(FileManager.default.fileExists(atPath: fresh))
@@ -153,7 +173,8 @@ import TestSupport
         for index in 0..<6 {
             #expect(try run(["fetch", server.url("/\(index).png"), "-o", "/dev/null"]).status == 0)
         }
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(try run(["stat", "--json"]).stdout)) as? [String: Any])
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(try run(["stat", "--json"]).stdout)) as? [String: Any])
         #expect((summary["bytes"] as? Int ?? .max) <= limit)
         #expect(summary["max_size"] as? Int == limit)
         #expect(try run(["stat", "-q", server.url("/5.png")]).status == 0)
@@ -172,23 +193,28 @@ import TestSupport
         #expect(try run(["fetch", server.url("/gone.png")]).status == 4)
         #expect(try run(["purge", "--all"]).status == 0)
         #expect(try run(["stat", "-q", server.url("/b.png")]).status == 7)
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(try run(["stat", "--json"]).stdout)) as? [String: Any])
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(try run(["stat", "--json"]).stdout)) as? [String: Any])
         #expect(summary["entries"] as? Int == 0)
         #expect((summary["counters"] as? [String: Int])?["downloads"] == 0)
     }
 
     @Test func interruptingPrefetchExits130AndLeavesNoTemporaryFiles() throws {
-        for index in 0..<4 { server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 4000)) }
+        for index in 0..<4 {
+            server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 4000))
+        }
         server.route("/fast.png", .ok(image(9)))
         let list = try TemporaryDirectory()
         let listPath = "\(list.path)/urls.txt"
-        try Data(urlList(["/fast.png", "/slow0.png", "/slow1.png", "/slow2.png", "/slow3.png"])).write(to: URL(fileURLWithPath: listPath))
+        try Data(urlList(["/fast.png", "/slow0.png", "/slow1.png", "/slow2.png", "/slow3.png"])).write(
+            to: URL(fileURLWithPath: listPath))
         let process = try CLI.start(["prefetch", "-j", "2"], cacheDir: cache.path, stdinPath: listPath)
         // Interrupt once the fast image is stored and the slow ones are mid-transfer.
         let fastEntry = CacheDirectory(root: cache.path).metadataPath(CacheKey(server.url("/fast.png")).hash)
         let deadline = Date().addingTimeInterval(20)
         while (server.requestCount(for: "/slow0.png") == 0 || !FileManager.default.fileExists(atPath: fastEntry))
-            && Date() < deadline {
+            && Date() < deadline
+        {
             usleep(20_000)
         }
         usleep(100_000)

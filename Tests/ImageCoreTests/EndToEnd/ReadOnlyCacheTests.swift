@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// A cache this process can read but not write (here a read-only bind
@@ -18,7 +19,8 @@ struct ReadOnlyCacheTests {
         server.route("/fresh.png", .ok(fresh))
         #expect(try CLI.run(["fetch", "-o", "/dev/null", server.url("/cached.png")], cacheDir: cache.path).status == 0)
 
-        let result = try MountNamespace.run("""
+        let result = try MountNamespace.run(
+            """
             mount --bind "$CACHE" "$CACHE" && mount -o remount,bind,ro "$CACHE" || exit 90
             "$IMGCACHE" fetch -o "$OUT/hit" "$HIT" 2>"$OUT/hit.err"; echo "hit=$?"
             "$IMGCACHE" fetch "$NEW" > "$OUT/new" 2>"$OUT/new.err"; echo "new=$?"
@@ -27,25 +29,35 @@ struct ReadOnlyCacheTests {
             "$IMGCACHE" clean --max-age 1s > /dev/null 2>"$OUT/clean.err"; echo "clean=$?"
             "$IMGCACHE" purge "$HIT" 2>"$OUT/purge.err"; echo "purge=$?"
             "$IMGCACHE" stat -q "$HIT"; echo "stat=$?"
-            """, environment: ["CACHE": cache.path, "OUT": out.path, "TMPDIR": scratch.path, "IMGCACHE_DIR": cache.path,
-                               "HIT": server.url("/cached.png"), "NEW": server.url("/fresh.png")])
+            """,
+            environment: [
+                "CACHE": cache.path, "OUT": out.path, "TMPDIR": scratch.path, "IMGCACHE_DIR": cache.path,
+                "HIT": server.url("/cached.png"), "NEW": server.url("/fresh.png"),
+            ])
         let values = result.values
         #expect(result.status == 0, "\(result.stderr)")
-        func errors(_ name: String) -> String { (try? String(contentsOfFile: "\(out.path)/\(name).err", encoding: .utf8)) ?? "" }
+        func errors(_ name: String) -> String {
+            (try? String(contentsOfFile: "\(out.path)/\(name).err", encoding: .utf8)) ?? ""
+        }
 
         #expect(values["hit"] == "0", "\(errors("hit"))")
         #expect(errors("hit").isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(out.path)/hit")) == Data(cached))
 
         #expect(values["new"] == "8")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(out.path)/new")) == Data(fresh), "the download was not streamed")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: "\(out.path)/new")) == Data(fresh),
+            "the download was not streamed")
         let newError = errors("new")
-        #expect(newError == "imgcache: \(server.url("/fresh.png")): written, but not cached: the cache is not writable "
+        #expect(
+            newError == "imgcache: \(server.url("/fresh.png")): written, but not cached: the cache is not writable "
                 + "(\(cache.path)/tmp: Read-only file system)\n", "\(newError)")
         #expect(values["offline"] == "7")
 
         #expect(values["prefetch"] == "8")
-        #expect(errors("prefetch") == "imgcache: cache \(cache.path): not writable: \(cache.path)/tmp: Read-only file system\n")
+        #expect(
+            errors("prefetch")
+                == "imgcache: cache \(cache.path): not writable: \(cache.path)/tmp: Read-only file system\n")
         #expect(values["clean"] == "8", "\(errors("clean"))")
         #expect(errors("clean").filter { $0 == "\n" }.count == 1)
         #expect(values["purge"] == "8", "\(errors("purge"))")
@@ -54,7 +66,9 @@ struct ReadOnlyCacheTests {
         // The private download directory is gone, and nothing was stored.
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
         #expect(try CLI.run(["stat", "-q", server.url("/fresh.png")], cacheDir: cache.path).status == 7)
-        StressReport.record("Read-only cache", how: "ReadOnlyCacheTests: read-only bind mount",
-                            outcome: "hit exit 0; miss streamed whole, exit 8, one line; prefetch, clean and purge exit 8; nothing stored")
+        StressReport.record(
+            "Read-only cache", how: "ReadOnlyCacheTests: read-only bind mount",
+            outcome:
+                "hit exit 0; miss streamed whole, exit 8, one line; prefetch, clean and purge exit 8; nothing stored")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Resuming broken-off downloads with Range + If-Range, only when safe.
@@ -42,7 +43,8 @@ import TestSupport
     }
 
     @Test func aRetryInTheSameRunResumes() throws {
-        server.route("/big.png", sequence: [.ranged(large, etag: "\"r1\"", cutAfter: 70_000), .ranged(large, etag: "\"r1\"")])
+        server.route(
+            "/big.png", sequence: [.ranged(large, etag: "\"r1\"", cutAfter: 70_000), .ranged(large, etag: "\"r1\"")])
         let fetched = try fetch(server.url("/big.png"))
         #expect(fetched.status == 0 && fetched.stdout == large)
         #expect(server.requests.count == 2)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Several imgcache processes on one cache directory while `clean` trims it
@@ -51,11 +52,14 @@ struct SharedCacheConcurrencyTests {
             }
         }
         #expect(served > 0)
-        let summary = try JSONSerialization.jsonObject(with: Data(try CLI.run(["stat", "--json"], cacheDir: cache.path).stdout))
+        let summary = try JSONSerialization.jsonObject(
+            with: Data(try CLI.run(["stat", "--json"], cacheDir: cache.path).stdout))
         let bytes = try #require((summary as? [String: Any])?["bytes"] as? Int)
         #expect(bytes <= limit)
         #expect(Statistics.totals(in: CacheDirectory(root: cache.path))[.corruptEntries, default: 0] == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").filter { !$0.hasPrefix("purge") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").filter { !$0.hasPrefix("purge") }
+                .isEmpty)
     }
 }
 
@@ -69,8 +73,9 @@ struct SharedCacheConcurrencyTests {
         server.route("/one.png", .trickle(image, bytesPerSecond: 600_000))
         let outputs = try TemporaryDirectory()
         let processes = try (0..<16).map { index in
-            try CLI.start(["fetch", "-o", "\(outputs.path)/\(index).png", server.url("/one.png")], cacheDir: cache.path,
-                          stdinPath: "/dev/null")
+            try CLI.start(
+                ["fetch", "-o", "\(outputs.path)/\(index).png", server.url("/one.png")], cacheDir: cache.path,
+                stdinPath: "/dev/null")
         }
         for process in processes { process.waitUntilExit() }
         #expect(processes.allSatisfy { $0.terminationStatus == 0 })
@@ -79,7 +84,8 @@ struct SharedCacheConcurrencyTests {
         }
         // One download; a second only if a process missed both the lock and the entry by a hair.
         #expect(server.requestCount(for: "/one.png") <= 2, "\(server.requestCount(for: "/one.png")) requests")
-        StressReport.record("16 processes fetch one URL at once", how: "CrossProcessCoalescingTests (fcntl lock per key)",
-                            outcome: "\(server.requestCount(for: "/one.png")) request(s); all 16 outputs whole")
+        StressReport.record(
+            "16 processes fetch one URL at once", how: "CrossProcessCoalescingTests (fcntl lock per key)",
+            outcome: "\(server.requestCount(for: "/one.png")) request(s); all 16 outputs whole")
     }
 }

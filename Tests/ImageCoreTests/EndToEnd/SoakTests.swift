@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Eight processes at a time fetching and prefetching overlapping sets of
@@ -45,16 +46,21 @@ import TestSupport
             var round = 0
             while Date() < deadline {
                 // Windows of 50 URLs, shifted by 15 per worker: each URL is wanted by three or four workers.
-                let picks = (0..<(worker < 4 ? 30 : 3)).map { _ in (worker * 15 + Int(generator.next() % 50)) % images.count }
+                let picks = (0..<(worker < 4 ? 30 : 3)).map { _ in
+                    (worker * 15 + Int(generator.next() % 50)) % images.count
+                }
                 let urls = picks.map { server.url("/\($0).png") }
                 let result: CLI.Result
                 if worker < 4 {
-                    result = (try? CLI.run(["prefetch", "-q", "-j", "4"], cacheDir: cache.path,
-                                           stdin: Array(urls.joined(separator: "\n").utf8)))
+                    result =
+                        (try? CLI.run(
+                            ["prefetch", "-q", "-j", "4"], cacheDir: cache.path,
+                            stdin: Array(urls.joined(separator: "\n").utf8)))
                         ?? CLI.Result(stdout: [], stderr: "timed out", status: -1)
                 } else {
                     let files = picks.indices.map { "\(out.path)/w\(worker)-\(round)-\($0)" }
-                    result = (try? CLI.run(["fetch"] + files.flatMap { ["-o", $0] } + urls, cacheDir: cache.path))
+                    result =
+                        (try? CLI.run(["fetch"] + files.flatMap { ["-o", $0] } + urls, cacheDir: cache.path))
                         ?? CLI.Result(stdout: [], stderr: "timed out", status: -1)
                     for (file, index) in zip(files, picks) {
                         let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
@@ -67,7 +73,9 @@ import TestSupport
                 tally.withLock {
                     $0.processes += 1
                     $0.loads += urls.count
-                    if result.status != 0 { $0.badStatuses.append("worker \(worker): \(result.status) \(result.stderr)") }
+                    if result.status != 0 {
+                        $0.badStatuses.append("worker \(worker): \(result.status) \(result.stderr)")
+                    }
                 }
                 round += 1
             }
@@ -87,10 +95,11 @@ import TestSupport
                 // A download received just before the clean began may be stored after its scan.
                 let since = started.timeIntervalSince1970 - 0.5
                 if let result = try? CLI.run(["clean", "--json", "--max-size", "\(limit)"], cacheDir: cache.path),
-                   let report = try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any],
-                   let stat = try? CLI.run(["stat", "--json"], cacheDir: cache.path),
-                   let summary = try? JSONSerialization.jsonObject(with: Data(stat.stdout)) as? [String: Any],
-                   let bytes = summary["bytes"] as? Int {
+                    let report = try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any],
+                    let stat = try? CLI.run(["stat", "--json"], cacheDir: cache.path),
+                    let summary = try? JSONSerialization.jsonObject(with: Data(stat.stdout)) as? [String: Any],
+                    let bytes = summary["bytes"] as? Int
+                {
                     let recent = bytesServed(since: since)
                     tally.withLock {
                         $0.worstLeftRatio = max($0.worstLeftRatio, Double(bytes - recent) / Double(limit))
@@ -110,17 +119,24 @@ import TestSupport
         let done = DispatchGroup()
         for worker in 0..<8 {
             done.enter()
-            Thread.detachNewThread { work(worker); done.leave() }
+            Thread.detachNewThread {
+                work(worker)
+                done.leave()
+            }
         }
         done.enter()
-        Thread.detachNewThread { clean(); done.leave() }
+        Thread.detachNewThread {
+            clean()
+            done.leave()
+        }
         done.wait()
 
         let seen = tally.withLock { $0 }
         #expect(seen.badStatuses.isEmpty, "\(seen.badStatuses.prefix(5))")
         #expect(seen.corruptReads.isEmpty, "\(seen.corruptReads.prefix(5))")
         #expect(seen.cleans >= 2, "the cleaner ran \(seen.cleans) time(s)")
-        #expect(seen.worstLeftRatio <= 1.1, "stat saw \(seen.worstLeftRatio) × the limit after a clean, less new downloads")
+        #expect(
+            seen.worstLeftRatio <= 1.1, "stat saw \(seen.worstLeftRatio) × the limit after a clean, less new downloads")
 
         // Counters: every response the server sent is one download; every eviction a clean reported is counted.
         let totals = Statistics.totals(in: CacheDirectory(root: cache.path))
@@ -140,11 +156,12 @@ import TestSupport
         }
         #expect(served > 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp").isEmpty)
-        StressReport.record("Soak: 8 processes + clean every second", how: "SoakTests, \(Int(seconds)) s",
-                            outcome: "\(seen.processes) processes, \(seen.loads) loads, \(server.requestCount) downloads, "
-                                + "\(seen.cleans) cleans; \(seen.badStatuses.count) failures, \(seen.corruptReads.count) corrupt reads, "
-                                + "0 lost counts (downloads = requests, evictions = cleans' reports); "
-                                + "after each clean at most \(Int((seen.worstLeftRatio * 100).rounded())) % of the limit "
-                                + "(\(Int((seen.worstSizeRatio * 100).rounded())) % counting downloads stored meanwhile)")
+        StressReport.record(
+            "Soak: 8 processes + clean every second", how: "SoakTests, \(Int(seconds)) s",
+            outcome: "\(seen.processes) processes, \(seen.loads) loads, \(server.requestCount) downloads, "
+                + "\(seen.cleans) cleans; \(seen.badStatuses.count) failures, \(seen.corruptReads.count) corrupt reads, "
+                + "0 lost counts (downloads = requests, evictions = cleans' reports); "
+                + "after each clean at most \(Int((seen.worstLeftRatio * 100).rounded())) % of the limit "
+                + "(\(Int((seen.worstSizeRatio * 100).rounded())) % counting downloads stored meanwhile)")
     }
 }

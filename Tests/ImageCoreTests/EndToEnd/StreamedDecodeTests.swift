@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// `fetch --decode ppm|pam` of a still image goes from the decoder to the

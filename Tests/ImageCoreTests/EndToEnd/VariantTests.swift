@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Thumbnails kept beside their originals: reused, listed, and gone with them.
@@ -29,19 +30,23 @@ import TestSupport
         let stat = try run("stat", "--json", server.url("/photo.jpg"))
         let record = try #require(try JSONSerialization.jsonObject(with: Data(stat.stdout)) as? [String: Any])
         let variants = try #require(record["variants"] as? [[String: Any]])
-        #expect(Set(variants.compactMap { $0["transform"] as? String }) == [
-            "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1",
-            "thumbnail=4x4,frames=all,encode=png,quality=default,orient=1",
-        ])
+        #expect(
+            Set(variants.compactMap { $0["transform"] as? String }) == [
+                "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1",
+                "thumbnail=4x4,frames=all,encode=png,quality=default,orient=1",
+            ])
         #expect(shardFiles.count == 4)
     }
 
     @Test func variantsGoWithTheirOriginal() throws {
-        server.route("/a.jpg", .ok(try Fixtures.bytes("baseline.jpg"), headers: ["Cache-Control": "max-age=0", "ETag": "\"1\""]))
+        server.route(
+            "/a.jpg", .ok(try Fixtures.bytes("baseline.jpg"), headers: ["Cache-Control": "max-age=0", "ETag": "\"1\""]))
         #expect(try run("fetch", "--thumbnail", "8x8", server.url("/a.jpg")).status == 0)
         #expect(shardFiles.count == 3)
         // A changed original (200 on revalidation) drops its thumbnails.
-        server.route("/a.jpg", .ok(try Fixtures.bytes("progressive.jpg"), headers: ["Cache-Control": "max-age=60", "ETag": "\"2\""]))
+        server.route(
+            "/a.jpg",
+            .ok(try Fixtures.bytes("progressive.jpg"), headers: ["Cache-Control": "max-age=60", "ETag": "\"2\""]))
         #expect(try run("fetch", "-o", "/dev/null", server.url("/a.jpg")).status == 0)
         #expect(shardFiles.count == 2)
         #expect(try run("fetch", "--thumbnail", "8x8", server.url("/a.jpg")).status == 0)

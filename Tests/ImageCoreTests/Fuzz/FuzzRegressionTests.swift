@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ImageCore
 
 /// Replays every input kept under `Fixtures/fuzz/<Target>/` (a seed per fuzz
@@ -24,7 +25,11 @@ struct FuzzRegressionTests {
 
     @Test func everyFuzzTargetHasAFixture() {
         let targets = Set(Self.inputs.map { $0.split(separator: "/")[0] })
-        #expect(targets == ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzAPNG", "FuzzCacheRecord", "FuzzArguments"])
+        #expect(
+            targets == [
+                "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzAPNG", "FuzzCacheRecord",
+                "FuzzArguments",
+            ])
     }
 
     @Test(arguments: inputs)

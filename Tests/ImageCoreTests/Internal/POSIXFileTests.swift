@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ImageCore
 
 @Suite struct POSIXFileTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The real downloader (libcurl) against the real loopback server.
@@ -26,8 +27,10 @@ import TestSupport
         return request
     }
 
-    func expectFailure(_ request: DownloadRequest, kind: ImageCoreError.Kind, using loader: Downloader,
-                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> ImageCoreError {
+    func expectFailure(
+        _ request: DownloadRequest, kind: ImageCoreError.Kind, using loader: Downloader,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ImageCoreError {
         do {
             let response = try await loader.download(request)
             Issue.record("expected a \(kind) error, got HTTP \(response.status)", sourceLocation: sourceLocation)

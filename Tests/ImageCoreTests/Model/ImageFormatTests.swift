@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ImageCore
 
 @Suite struct ImageFormatTests {
@@ -15,9 +16,13 @@ import Testing
         #expect(ImageFormat.sniff([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]) == .unsupported("TIFF"))
         #expect(ImageFormat.sniff(Array("\u{0}\u{0}\u{0}\u{1C}ftypheic\u{0}\u{0}".utf8)) == .unsupported("HEIF"))
         #expect(ImageFormat.sniff([0xFF, 0x0A, 0xFA, 0x7F]) == .unsupported("JPEG XL"))
-        #expect(ImageFormat.sniff([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) == .unsupported("JPEG XL"))
+        #expect(
+            ImageFormat.sniff([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A])
+                == .unsupported("JPEG XL"))
         #expect(ImageFormat.sniff(Array("<!DOCTYPE html><html>".utf8)) == .notAnImage("not an image (HTML page)"))
         #expect(ImageFormat.sniff([UInt8]()) == .notAnImage("empty body"))
-        #expect(ImageFormat.sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8)) == .notAnImage("not an image (unrecognised data)"))
+        #expect(
+            ImageFormat.sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8))
+                == .notAnImage("not an image (unrecognised data)"))
     }
 }

@@ -1,9 +1,12 @@
 import Testing
+
 @testable import ImageCore
 
 @Suite struct QuantitiesTests {
-    @Test(arguments: [("100", 100), ("64M", 64 << 20), ("512K", 512 << 10), ("1KiB", 1024), ("2G", 2 << 30),
-                      ("10 MB", 10 << 20), ("0", 0), ("1.5K", 1536)])
+    @Test(arguments: [
+        ("100", 100), ("64M", 64 << 20), ("512K", 512 << 10), ("1KiB", 1024), ("2G", 2 << 30),
+        ("10 MB", 10 << 20), ("0", 0), ("1.5K", 1536),
+    ])
     func parsesSizes(text: String, bytes: Int) {
         #expect(Quantities.parseSize(text) == bytes)
     }
@@ -18,7 +21,9 @@ import Testing
         #expect(Quantities.parseCount("2G") == 2_000_000_000)
         #expect(Quantities.parseCount("1.5k") == 1500)
         #expect(Quantities.parseCount("5000") == 5000)
-        #expect(Quantities.parseCount("12Q") == nil && Quantities.parseCount("-1") == nil && Quantities.parseCount("") == nil)
+        #expect(
+            Quantities.parseCount("12Q") == nil && Quantities.parseCount("-1") == nil
+                && Quantities.parseCount("") == nil)
     }
 
     @Test(arguments: [("90s", 90.0), ("15m", 900), ("12h", 43200), ("7d", 604_800), ("2w", 1_209_600), ("30", 30)])

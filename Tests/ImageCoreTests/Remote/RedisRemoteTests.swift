@@ -1,12 +1,16 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The Redis backend's own cases: a password that never shows, a server that
 /// is gone, a value that is not an entry; and `purge --remote` on WebDAV.
-@Suite(.serialized, .enabled(if: LoopbackServices.haveRedis && LoopbackServices.haveNginx,
-                             "redis-server or nginx is not installed (make deps installs both)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: LoopbackServices.haveRedis && LoopbackServices.haveNginx,
+        "redis-server or nginx is not installed (make deps installs both)"))
 struct RedisRemoteTests {
     let origin: TestHTTPServer
     let png = Fixtures.tinyPNG
@@ -19,29 +23,38 @@ struct RedisRemoteTests {
     @Test func aPasswordIsUsedButNeverShown() throws {
         let redis = try RedisProcess(password: "s3cret-pw")
         let remote = "redis://default:s3cret-pw@127.0.0.1:\(redis.port)/3"
-        let a = try CLI.run(["fetch", "-v", "--remote-storage", remote, origin.url("/a.png")], cacheDir: try TemporaryDirectory().path)
+        let a = try CLI.run(
+            ["fetch", "-v", "--remote-storage", remote, origin.url("/a.png")], cacheDir: try TemporaryDirectory().path)
         let bCache = try TemporaryDirectory()
-        let b = try CLI.run(["fetch", "-v", "--json", "--remote-storage", remote, origin.url("/a.png")], cacheDir: bCache.path)
+        let b = try CLI.run(
+            ["fetch", "-v", "--json", "--remote-storage", remote, origin.url("/a.png")], cacheDir: bCache.path)
         #expect(records(b).first?["result"] as? String == "remote", "\(b.stderr)")
         #expect(origin.requestCount(for: "/a.png") == 1)
         let stat = try CLI.run(["stat", "--remote-storage", remote], cacheDir: bCache.path)
         #expect(stat.stdoutText.contains("redis://default:***@127.0.0.1:\(redis.port)/3"))
         for output in [a.stderr, b.stderr, b.stdoutText, stat.stdoutText] { #expect(!output.contains("s3cret-pw")) }
-        let wrong = try CLI.run(["fetch", "-v", "--remote-storage", "redis://default:nope@127.0.0.1:\(redis.port)", origin.url("/a.png")],
-                                cacheDir: try TemporaryDirectory().path)
+        let wrong = try CLI.run(
+            ["fetch", "-v", "--remote-storage", "redis://default:nope@127.0.0.1:\(redis.port)", origin.url("/a.png")],
+            cacheDir: try TemporaryDirectory().path)
         #expect(wrong.status == 0)
         #expect(wrong.stderr.contains("not asked again") && !wrong.stderr.contains("nope@"), "\(wrong.stderr)")
     }
 
     @Test func aStoppedRedisAndAForeignValueFallBackToTheOrigin() throws {
-        let stopped = try CLI.run(["fetch", "--remote-storage", "redis://127.0.0.1:\(try LoopbackServices.freePort())", origin.url("/a.png")],
-                                  cacheDir: try TemporaryDirectory().path)
+        let stopped = try CLI.run(
+            [
+                "fetch", "--remote-storage", "redis://127.0.0.1:\(try LoopbackServices.freePort())",
+                origin.url("/a.png"),
+            ],
+            cacheDir: try TemporaryDirectory().path)
         #expect(stopped.status == 0 && stopped.stdout == png)
         let redis = try RedisProcess()
         let connection = try RedisConnection(host: "127.0.0.1", port: redis.port, connectTimeout: 1, timeout: 1)
         let key = "imgcache:\(RemoteObject.layoutVersion):\(CacheKey(origin.url("/a.png")).hash)"
         _ = try connection.command([Array("SET".utf8), Array(key.utf8), Array("not an entry".utf8)])
-        let foreign = try CLI.run(["fetch", "-v", "--remote-storage", redis.url, origin.url("/a.png")], cacheDir: try TemporaryDirectory().path)
+        let foreign = try CLI.run(
+            ["fetch", "-v", "--remote-storage", redis.url, origin.url("/a.png")],
+            cacheDir: try TemporaryDirectory().path)
         #expect(foreign.status == 0 && foreign.stdout == png)
         #expect(foreign.stderr.contains("ignored the entry"))
         guard case .string(let replaced) = try connection.command([Array("GET".utf8), Array(key.utf8)]) else {
@@ -54,12 +67,16 @@ struct RedisRemoteTests {
     @Test func purgeRemoteDeletesFromWritableStores() throws {
         let (dav, store) = try makeWebDAVRemote()
         let cache = try TemporaryDirectory()
-        #expect(try CLI.run(["fetch", "--remote-storage", dav.url, origin.url("/a.png")], cacheDir: cache.path).status == 0)
+        #expect(
+            try CLI.run(["fetch", "--remote-storage", dav.url, origin.url("/a.png")], cacheDir: cache.path).status == 0)
         let path = remoteObjectPath(store, origin.url("/a.png"))
         #expect(FileManager.default.fileExists(atPath: path))
-        let readOnly = try CLI.run(["purge", "--remote", "--remote-storage", dav.url + "|read-only", origin.url("/a.png")], cacheDir: cache.path)
+        let readOnly = try CLI.run(
+            ["purge", "--remote", "--remote-storage", dav.url + "|read-only", origin.url("/a.png")],
+            cacheDir: cache.path)
         #expect(readOnly.status == 0 && FileManager.default.fileExists(atPath: path))
-        let purge = try CLI.run(["purge", "-v", "--remote", "--remote-storage", dav.url, origin.url("/a.png")], cacheDir: cache.path)
+        let purge = try CLI.run(
+            ["purge", "-v", "--remote", "--remote-storage", dav.url, origin.url("/a.png")], cacheDir: cache.path)
         #expect(purge.status == 0, "\(purge.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(purge.stderr.contains("removed from \(dav.url)"), "\(purge.stderr)")

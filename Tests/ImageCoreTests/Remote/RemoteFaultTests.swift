@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// A remote that is down, slow or wrong never fails a fetch: each case falls
@@ -52,7 +53,8 @@ struct RemoteFaultTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.components(separatedBy: "not asked again").count == 2, "\(run.stderr)")
         // The first lookup probes it; the others wait for that and then skip it; no upload is tried.
-        #expect(run.stderr.components(separatedBy: "request started: GET \(dav.url)/imgcache").count == 2, "\(run.stderr)")
+        #expect(
+            run.stderr.components(separatedBy: "request started: GET \(dav.url)/imgcache").count == 2, "\(run.stderr)")
         #expect(!run.stderr.contains("request started: PUT"))
         #expect(paths.allSatisfy { origin.requestCount(for: $0) == 1 })
         #expect(try counters(cache)["remote_errors"] == 1)
@@ -60,9 +62,11 @@ struct RemoteFaultTests {
 
     @Test func aStallingRemoteCostsItsTimeoutOnly() throws {
         let stalling = try TestHTTPServer()
-        stalling.route("/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(origin.url("/a.png")).hash)", .stall(seconds: 5))
-        let result = try expectFallback(origin.url("/a.png"), remote: stalling.url("") + "|timeout=300", expected: png,
-                                        originRequests: 1)
+        stalling.route(
+            "/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(origin.url("/a.png")).hash)", .stall(seconds: 5))
+        let result = try expectFallback(
+            origin.url("/a.png"), remote: stalling.url("") + "|timeout=300", expected: png,
+            originRequests: 1)
         #expect(result.stderr.contains("not asked again"))
     }
 
@@ -121,7 +125,8 @@ struct RemoteFaultTests {
         }
         let url = origin.url("/r.png")
         let path = try warm(url, dav, store)
-        let second = try CLI.run(["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
+        let second = try CLI.run(
+            ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
         #expect(records(second).first?["result"] as? String == "revalidated")
         let requests = origin.requests.filter { $0.path == "/r.png" }
         #expect(requests.count == 2)
@@ -129,7 +134,8 @@ struct RemoteFaultTests {
         settle()
         let renewed = try #require(RemoteObject.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
         #expect((renewed.entry.expires ?? 0) > Date().timeIntervalSince1970 + 3000)
-        let third = try CLI.run(["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
+        let third = try CLI.run(
+            ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
         #expect(records(third).first?["result"] as? String == "remote")
         #expect(origin.requests.filter { $0.path == "/r.png" }.count == 2)
     }

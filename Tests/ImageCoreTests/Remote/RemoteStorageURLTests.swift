@@ -1,12 +1,14 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// The `remote-storage` syntax (ccache's), credential masking, and the
 /// remote object's layout.
 struct RemoteStorageURLTests {
     @Test func attributesFollowTheURL() throws {
-        let storage = try RemoteStorageURL(parsing: "http://cache.local:8080/img|read-only|connect-timeout=250|timeout=3000")
+        let storage = try RemoteStorageURL(
+            parsing: "http://cache.local:8080/img|read-only|connect-timeout=250|timeout=3000")
         #expect(storage.scheme == .http)
         #expect(storage.readOnly)
         #expect(storage.connectTimeout == 0.25)
@@ -38,10 +40,11 @@ struct RemoteStorageURLTests {
     }
 
     @Test func anObjectRoundTripsAndRefusesDamage() throws {
-        let entry = CacheEntry(key: "http://x/a.png", url: "http://x/a.png",
-                               info: ImageInfo(format: .png, width: 4, height: 3, frameCount: 1, loopCount: nil, orientation: 1),
-                               byteCount: Fixtures.tinyPNG.count, checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: 1,
-                               response: StoredResponse(etag: "\"e\"", freshUntil: 99), dataFileName: "f")
+        let entry = CacheEntry(
+            key: "http://x/a.png", url: "http://x/a.png",
+            info: ImageInfo(format: .png, width: 4, height: 3, frameCount: 1, loopCount: nil, orientation: 1),
+            byteCount: Fixtures.tinyPNG.count, checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: 1,
+            response: StoredResponse(etag: "\"e\"", freshUntil: 99), dataFileName: "f")
         let object = RemoteObject.encode(entry, bytes: Fixtures.tinyPNG)
         let decoded = try #require(RemoteObject.decode(object))
         #expect(decoded.entry.etag == "\"e\"" && decoded.entry.expires == 99 && decoded.bytes == Fixtures.tinyPNG)

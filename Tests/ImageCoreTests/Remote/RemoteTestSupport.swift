@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Small distinct PNGs served by a real nginx origin, and the pieces the
@@ -22,9 +23,10 @@ final class NginxOrigin: Sendable {
             try Data(bytes).write(to: URL(fileURLWithPath: "\(root.path)/img\(index).png"))
             files["/img\(index).png"] = bytes
         }
-        nginx = try NginxProcess(serverBody: """
-            location / { root \(root.path); add_header Cache-Control "\(cacheControl)"; }
-            """)
+        nginx = try NginxProcess(
+            serverBody: """
+                location / { root \(root.path); add_header Cache-Control "\(cacheControl)"; }
+                """)
         urls = (0..<count).map { [nginx] in "\(nginx.url)/img\($0).png" }
         self.files = files
     }
@@ -38,9 +40,10 @@ final class NginxOrigin: Sendable {
 /// nginx's WebDAV module as an HTTP remote storage.
 func makeWebDAVRemote() throws -> (NginxProcess, TemporaryDirectory) {
     let store = try TemporaryDirectory()
-    let nginx = try NginxProcess(serverBody: """
-        location / { root \(store.path); dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 100m; }
-        """)
+    let nginx = try NginxProcess(
+        serverBody: """
+            location / { root \(store.path); dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 100m; }
+            """)
     return (nginx, store)
 }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImageCore
 
 /// Two cache directories play two machines sharing one remote storage (or,
@@ -13,7 +14,8 @@ import TestSupport
     func shareThrough(_ remote: String, origin: NginxOrigin) throws -> (a: TemporaryDirectory, b: TemporaryDirectory) {
         let (a, b) = (try TemporaryDirectory(), try TemporaryDirectory())
         let input = Array(origin.urls.joined(separator: "\n").utf8)
-        let first = try CLI.run(["prefetch", "--json", "--remote-storage", remote], cacheDir: a.path, stdin: input, timeout: 120)
+        let first = try CLI.run(
+            ["prefetch", "--json", "--remote-storage", remote], cacheDir: a.path, stdin: input, timeout: 120)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(records(first).filter { $0["result"] as? String == "downloaded" }.count == Self.count)
         settle()
@@ -21,7 +23,8 @@ import TestSupport
         #expect(try counters(a)["remote_uploads"] == Self.count)
         #expect(try counters(a)["remote_misses"] == Self.count)
 
-        let second = try CLI.run(["prefetch", "--json", "--remote-storage", remote], cacheDir: b.path, stdin: input, timeout: 120)
+        let second = try CLI.run(
+            ["prefetch", "--json", "--remote-storage", remote], cacheDir: b.path, stdin: input, timeout: 120)
         #expect(second.status == 0, "\(second.stderr)")
         settle()
         #expect(origin.nginx.count("GET") == Self.count, "machine B reached the origin")
@@ -48,8 +51,10 @@ import TestSupport
         #expect(dav.log.filter { $0.hasPrefix("200 GET") }.count == Self.count)
     }
 
-    @Test(.enabled(if: LoopbackServices.haveNginx && LoopbackServices.haveRedis,
-                   "nginx or redis-server is not installed (make deps installs nginx-light and redis-server)"))
+    @Test(
+        .enabled(
+            if: LoopbackServices.haveNginx && LoopbackServices.haveRedis,
+            "nginx or redis-server is not installed (make deps installs nginx-light and redis-server)"))
     func twoMachinesShareARedisRemote() throws {
         let origin = try NginxOrigin(count: Self.count)
         let redis = try RedisProcess()
@@ -64,16 +69,20 @@ import TestSupport
     func twoMachinesShareACachingProxy() throws {
         let origin = try NginxOrigin(count: Self.count)
         let cacheDir = try TemporaryDirectory()
-        let proxy = try NginxProcess(serverBody: """
-            location / { proxy_pass \(origin.nginx.url); proxy_cache shared; proxy_cache_valid 200 1h; }
-            """, httpBody: "proxy_cache_path \(cacheDir.path) keys_zone=shared:1m;")
+        let proxy = try NginxProcess(
+            serverBody: """
+                location / { proxy_pass \(origin.nginx.url); proxy_cache shared; proxy_cache_valid 200 1h; }
+                """, httpBody: "proxy_cache_path \(cacheDir.path) keys_zone=shared:1m;")
         let input = Array(origin.urls.joined(separator: "\n").utf8)
         for machine in [try TemporaryDirectory(), try TemporaryDirectory()] {
-            let run = try CLI.run(["prefetch", "--json", "--proxy", proxy.url], cacheDir: machine.path, stdin: input, timeout: 120)
+            let run = try CLI.run(
+                ["prefetch", "--json", "--proxy", proxy.url], cacheDir: machine.path, stdin: input, timeout: 120)
             #expect(run.status == 0, "\(run.stderr)")
             for record in records(run) {
                 let path = try #require(record["path"] as? String)
-                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == origin.bytes(record["url"] as? String ?? ""))
+                #expect(
+                    try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+                        == origin.bytes(record["url"] as? String ?? ""))
             }
         }
         settle()

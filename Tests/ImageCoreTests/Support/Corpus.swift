@@ -6,7 +6,8 @@ enum Corpus {
     /// (a worktree elsewhere names it with `IMGCACHE_CORPUS`).
     static let directory: URL? = {
         if let path = ProcessInfo.processInfo.environment["IMGCACHE_CORPUS"],
-           FileManager.default.fileExists(atPath: path + "/MANIFEST.tsv") {
+            FileManager.default.fileExists(atPath: path + "/MANIFEST.tsv")
+        {
             return URL(fileURLWithPath: path)
         }
         var url = URL(fileURLWithPath: #filePath)

@@ -1,8 +1,8 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
-import TestSupport
+    import Glibc
+    import TestSupport
 #endif
 
 /// Real nginx and redis-server processes on 127.0.0.1 for the remote-storage
@@ -42,7 +42,9 @@ enum LoopbackServices {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
             close(fd)
             if connected { return }
@@ -110,11 +112,14 @@ final class NginxProcess: @unchecked Sendable {
 
     /// Access-log lines so far (`STATUS METHOD URI`).
     var log: [String] {
-        ((try? String(contentsOfFile: "\(work.path)/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: "\(work.path)/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init)
     }
 
     /// Requests with this method so far.
-    func count(_ method: String) -> Int { log.filter { $0.split(separator: " ").dropFirst().first == Substring(method) }.count }
+    func count(_ method: String) -> Int {
+        log.filter { $0.split(separator: " ").dropFirst().first == Substring(method) }.count
+    }
 
     /// Stops nginx at once (SIGKILL: a remote that disappears).
     func stop() {
@@ -137,8 +142,11 @@ final class RedisProcess: @unchecked Sendable {
         work = try TemporaryDirectory()
         process = Process()
         process.executableURL = URL(fileURLWithPath: LoopbackServices.redis)
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", work.path, "--maxmemory-policy", "allkeys-lru"]
+        process.arguments =
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", work.path, "--maxmemory-policy", "allkeys-lru",
+            ]
             + (password.map { ["--requirepass", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

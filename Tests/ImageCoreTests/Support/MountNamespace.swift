@@ -25,7 +25,8 @@ enum MountNamespace {
 
     /// Whether this machine lets us make such a namespace and mount in it.
     static let isAvailable: Bool = {
-        let probe = try? run("d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\"; s=$?; rmdir \"$d\"; exit $s")
+        let probe = try? run(
+            "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\"; s=$?; rmdir \"$d\"; exit $s")
         return probe?.status == 0
     }()
 
@@ -53,8 +54,9 @@ enum MountNamespace {
             throw CLI.TimedOut(arguments: ["(namespace script)"])
         }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                      stderr: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            stderr: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 }

@@ -12,7 +12,9 @@ enum NetpbmStream {
             let image = try NetpbmImage(Array(rest))
             images.append(image)
             // A PAM header ends with "ENDHDR\n"; the samples follow.
-            guard let header = rest.firstRange(of: Array("ENDHDR\n".utf8)) else { throw CocoaError(.fileReadCorruptFile) }
+            guard let header = rest.firstRange(of: Array("ENDHDR\n".utf8)) else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
             rest = rest[(header.upperBound + image.width * image.height * image.depth)...]
         }
         return images

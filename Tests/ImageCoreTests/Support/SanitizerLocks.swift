@@ -1,7 +1,7 @@
 #if THREAD_SANITIZER
-@testable import ImageCore
+    @testable import ImageCore
 
-/// Under ThreadSanitizer (`make sanitize`), locks this module takes are
-/// pthread mutexes TSan can see; see `PThreadMutex`.
-typealias Mutex = PThreadMutex
+    /// Under ThreadSanitizer (`make sanitize`), locks this module takes are
+    /// pthread mutexes TSan can see; see `PThreadMutex`.
+    typealias Mutex = PThreadMutex
 #endif

@@ -7,7 +7,8 @@ enum StressReport {
     /// Appends `check`, `how` and `outcome` as one tab-separated line.
     static func record(_ check: String, how: String, outcome: String) {
         guard let path = ProcessInfo.processInfo.environment["IMGCACHE_STRESS_REPORT"], !path.isEmpty else { return }
-        let line = [check, how, outcome].map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: "\t") + "\n"
+        let line =
+            [check, how, outcome].map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: "\t") + "\n"
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }

@@ -14,9 +14,13 @@ final class TLSTestServer {
         directory = try TemporaryDirectory()
         let path = directory.path
         try Data(body).write(to: URL(fileURLWithPath: "\(path)/body"))
-        try Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                          "-nodes", "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-days", "1",
-                                          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        try Self.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
         let script = """
             import http.server, ssl, sys
             body = open(sys.argv[3], 'rb').read()
