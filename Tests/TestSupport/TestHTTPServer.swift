@@ -31,7 +31,7 @@ package final class TestHTTPServer: Sendable {
         /// Transfer-Encoding: chunked.
         case chunked([UInt8], chunkSize: Int)
         /// Sends the body slowly.
-        case trickle([UInt8], bytesPerSecond: Int)
+        case trickle([UInt8], bytesPerSecond: Int, headers: [String: String] = [:])
         /// 200 text/html.
         case html(String)
         /// A resource that honours `Range: bytes=N-` with 206 unless
@@ -267,8 +267,8 @@ package final class TestHTTPServer: Sendable {
             var response = head(start > 0 ? 206 : 200, headers, length: body.count)
             response += cutAfter.map { Array(body.prefix($0)) } ?? body
             return send(client, response) && cutAfter == nil
-        case .trickle(let bytes, let rate):
-            guard send(client, head(200, [:], length: bytes.count)) else { return false }
+        case .trickle(let bytes, let rate, let headers):
+            guard send(client, head(200, headers, length: bytes.count)) else { return false }
             let step = max(1, rate / 20)
             var offset = 0
             while offset < bytes.count && !isStopped {

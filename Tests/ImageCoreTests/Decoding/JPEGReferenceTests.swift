@@ -50,10 +50,13 @@ struct JPEGReferenceTests {
         return url
     }()
 
-    /// The JPEG `cjpeg` makes from the source with `options`.
+    /// The JPEG `cjpeg` makes from the source with `options`, under a name of
+    /// its own: tests with the same options run in parallel.
     static func jpeg(_ options: String) throws -> URL {
         let name = options.replacingOccurrences(of: " ", with: "_")
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("imgcache-jpeg-\(getpid())\(name).jpg")
+        let unique = UUID().uuidString
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "imgcache-jpeg-\(getpid())\(name)-\(unique).jpg")
         _ = try shell("cjpeg \(options) '\(source.path)' > '\(url.path)'")
         return url
     }

@@ -70,7 +70,10 @@ struct SharedCacheConcurrencyTests {
         let server = try TestHTTPServer()
         let cache = try TemporaryDirectory()
         let image = Fixtures.tinyPNG + [UInt8](repeating: 3, count: 300_000)
-        server.route("/one.png", .trickle(image, bytesPerSecond: 600_000))
+        // Fresh for an hour: a process that starts after the entry is stored
+        // serves it (without freshness it would rightly revalidate, and with
+        // no validator that is a second download).
+        server.route("/one.png", .trickle(image, bytesPerSecond: 600_000, headers: ["Cache-Control": "max-age=3600"]))
         let outputs = try TemporaryDirectory()
         let processes = try (0..<16).map { index in
             try CLI.start(
