@@ -59,12 +59,10 @@ enum WarmHit {
     /// the cache's own settings, no remote storage (a fresh disk hit never
     /// asks one), a writable cache (a read-only one takes the full path).
     private static func manager(for directory: CacheDirectory, verbose: Bool) throws -> ImageManager {
-        var configuration = ImageManager.Configuration(directory: directory)
-        configuration.cache = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+        var configuration = try ImageManager.Configuration.reading(directory)
         configuration.cache.remoteStorage = []
         configuration.events = verbose ? EventLog { line in StandardStreams.printError("imgcache: \(line)") } : .silent
-        return try ImageManager(
-            configuration: configuration, decoder: ImageDecoder(limits: .default, appliesOrientation: true))
+        return try ImageManager(configuration: configuration, appliesOrientation: true)
     }
 
     /// Writes the bytes where `FetchOutput` would: the -o file (atomically), else stdout.

@@ -98,18 +98,7 @@ struct JPEGReferenceTests {
         }
     }
 
-    static func shell(_ command: String) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
-        return [UInt8](data)
-    }
+    static func shell(_ command: String) throws -> [UInt8] { try Shell.output(command) }
 }
 
 /// Bytes a test's row writer has received.

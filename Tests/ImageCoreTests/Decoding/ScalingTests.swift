@@ -97,15 +97,5 @@ import Testing
         #expect(lossless.frames[0].pixels == source.frames[0].pixels)
     }
 
-    static func shell(_ command: String) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return [UInt8](data)
-    }
+    static func shell(_ command: String) throws -> [UInt8] { try Shell.output(command) }
 }
