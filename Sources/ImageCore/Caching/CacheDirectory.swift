@@ -6,16 +6,21 @@
 ///
 ///     imgcache.conf                    settings all processes agree on
 ///     CACHEDIR.TAG                     tells backup tools to skip the directory
-///     entries/ab/<sha256>.meta         an entry's metadata: the commit record
-///     entries/ab/<sha256>.<sum>.<size>.<ext>  its bytes, exactly as downloaded
-///     entries/ab/<pid>-<n>.tmp         a record being written (renamed within the shard)
-///     entries/ab/<sha256>.partial      a download in progress, or broken off (kept for a resume)
-///     failed/ab/<sha256>               failed-URL records
+///     entries/a/<sha256>.meta          an entry's metadata: the commit record
+///     entries/a/<sha256>.<sum>.<size>.<ext>  its bytes, exactly as downloaded
+///     entries/a/<pid>-<n>.tmp          a record being written (renamed within the shard)
+///     entries/a/<sha256>.partial       a download in progress, or broken off (kept for a resume)
+///     failed/<sha256>[.<digest>]       failed-URL records (the directory exists only once one was kept)
 ///     stats/<shard>                    cumulative counters
 ///     tmp/                             other writes in progress
 ///
-/// `ab` is the first two hex digits of the key's hash, so no directory grows
-/// past a few hundred entries per 100 000.
+/// `a` is the first hex digit of the key's hash: 16 shards, made once when
+/// the cache is prepared. More would cost a fresh cache hundreds of `mkdir`s
+/// (each one an inode and a directory block; 256 of them took longer than
+/// downloading 1000 images here), fewer would put more names in each
+/// directory than its hashed index needs (100 000 entries are 12 500 names
+/// a shard). Earlier versions used two digits (`entries/ab/`); `clean`
+/// removes those directories.
 public struct CacheDirectory: Sendable, Equatable {
     /// The absolute path of the cache directory.
     public let root: String
@@ -36,17 +41,20 @@ public struct CacheDirectory: Sendable, Equatable {
     /// Counter shards live here.
     public var stats: String { "\(root)/stats" }
 
-    /// The shard directory for a key hash.
-    func shard(_ base: String, _ hash: String) -> String { "\(base)/\(hash.prefix(2))" }
+    /// The shard directory of a key hash's entry files.
+    func shard(_ hash: String) -> String { "\(entries)/\(hash.prefix(1))" }
+
+    /// The 16 shard names, `0` … `f`; `prepare()` makes `f` last.
+    static let shardNames = "0123456789abcdef".map(String.init)
 
     /// Path of the metadata record for a key hash.
-    func metadataPath(_ hash: String) -> String { "\(shard(entries, hash))/\(hash).meta" }
+    func metadataPath(_ hash: String) -> String { "\(shard(hash))/\(hash).meta" }
 
     /// Path of the bytes of an entry: named by its checksum too, so a metadata
     /// record can only ever name the bytes it describes, and by its size, so
     /// `clean` can add up a cache without a `stat` per file.
     func dataPath(_ hash: String, checksum: String, byteCount: Int, format: ImageFormat) -> String {
-        "\(shard(entries, hash))/\(hash).\(checksum.prefix(16)).\(byteCount).\(format.fileExtension)"
+        "\(shard(hash))/\(hash).\(checksum.prefix(16)).\(byteCount).\(format.fileExtension)"
     }
 
     /// Where a download of the key is written, in the shard its bytes will
@@ -57,18 +65,19 @@ public struct CacheDirectory: Sendable, Equatable {
     /// (the downloader resumes only younger ones; clean removes older ones).
     static let partialMaxAge: Double = 86400
 
-    func partialPath(_ hash: String) -> String { "\(shard(entries, hash))/\(hash).partial" }
+    func partialPath(_ hash: String) -> String { "\(shard(hash))/\(hash).partial" }
 
     /// Path of a failed-URL record.
-    func failedPath(_ hash: String) -> String { "\(shard(failed, hash))/\(hash)" }
+    func failedPath(_ hash: String) -> String { "\(failed)/\(hash)" }
 
     /// Creates the directory tree (mode 0700) if missing, with every shard
     /// directory, so that a store never has to create one. A prepared cache
-    /// costs one `stat`: `failed/ff` is made last.
+    /// costs one `stat`: `entries/f` is made last. The failed-URL directory
+    /// is left to the first failure (most caches never have one).
     public func prepare() throws {
-        if POSIXFile.status(shard(failed, "ff")) != nil { return }
+        if POSIXFile.status("\(entries)/f") != nil { return }
         try POSIXFile.makeDirectories(root)
-        for directory in [entries, temporary, failed, stats] {
+        for directory in [entries, temporary, stats] {
             try POSIXFile.makeDirectories(directory)
         }
         let tag = "\(root)/CACHEDIR.TAG"
@@ -77,15 +86,11 @@ public struct CacheDirectory: Sendable, Equatable {
             try? POSIXFile.writeAtomically(Array(text.utf8), to: tag, temporaryDirectory: temporary)
         }
         try Self.makeShards(in: entries)
-        try Self.makeShards(in: failed)
     }
 
-    /// Creates the 256 shard directories `00` … `ff` under `base`, `ff` last.
+    /// Creates the shard directories `0` … `f` under `base`, `f` last.
     static func makeShards(in base: String) throws {
-        let digits = Array("0123456789abcdef")
-        for high in digits {
-            for low in digits { try POSIXFile.makeDirectories("\(base)/\(high)\(low)") }
-        }
+        for name in shardNames { try POSIXFile.makeDirectories("\(base)/\(name)") }
     }
 
     /// Why this process can read the cache but not write it (a read-only

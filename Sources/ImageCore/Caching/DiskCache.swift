@@ -30,7 +30,7 @@ public final class DiskCache: Sendable {
         // record and opening the file it names: read the record again once.
         for _ in 0..<2 {
             guard let entry = try readEntry(key.hash) else { return nil }
-            let path = "\(directory.shard(directory.entries, key.hash))/\(entry.dataFileName)"
+            let path = "\(directory.shard(key.hash))/\(entry.dataFileName)"
             guard let bytes = try POSIXFile.read(path) else { continue }
             guard bytes.count == entry.byteCount, Digest.xxh3Hex(bytes) == entry.checksum else {
                 discardCorrupt(key.hash, entry: entry, why: "bytes do not match their checksum")
@@ -64,7 +64,7 @@ public final class DiskCache: Sendable {
             storedAt: now, response: response, dataFileName: String(dataPath.split(separator: "/").last!))
         try POSIXFile.writeAtomically(
             entry.serialized(), to: directory.metadataPath(key.hash),
-            temporaryDirectory: directory.shard(directory.entries, key.hash))
+            temporaryDirectory: directory.shard(key.hash))
         entry.lastUsed = now
         entry.path = dataPath
         // New bytes: the old file and every variant made from it go.
@@ -82,7 +82,7 @@ public final class DiskCache: Sendable {
         guard let current = try readEntry(key.hash), current.dataFileName == entry.dataFileName else { return updated }
         try POSIXFile.writeAtomically(
             updated.serialized(), to: directory.metadataPath(key.hash),
-            temporaryDirectory: directory.shard(directory.entries, key.hash))
+            temporaryDirectory: directory.shard(key.hash))
         updated.lastUsed = WallClock.now()
         return updated
     }
@@ -101,7 +101,7 @@ public final class DiskCache: Sendable {
     /// it is not kept or is damaged.
     public func variant(of entry: CacheEntry, key: CacheKey, transform: String) -> [UInt8]? {
         guard let variant = entry.variant(transform),
-            let bytes = try? POSIXFile.read("\(directory.shard(directory.entries, key.hash))/\(variant.fileName)")
+            let bytes = try? POSIXFile.read("\(directory.shard(key.hash))/\(variant.fileName)")
         else { return nil }
         guard bytes.count == variant.byteCount, Digest.xxh3Hex(bytes) == variant.checksum else {
             statistics.add(.corruptEntries)
@@ -118,7 +118,7 @@ public final class DiskCache: Sendable {
         _ bytes: [UInt8], transform: String, fileExtension: String, of entry: CacheEntry,
         key: CacheKey
     ) throws {
-        let shard = directory.shard(directory.entries, key.hash)
+        let shard = directory.shard(key.hash)
         let checksum = Digest.xxh3Hex(bytes)
         let fileName = "\(key.hash).v\(checksum.prefix(16)).\(bytes.count).\(fileExtension)"
         try POSIXFile.rename(try POSIXFile.writeTemporary(bytes, in: shard), to: "\(shard)/\(fileName)")
@@ -133,7 +133,7 @@ public final class DiskCache: Sendable {
                 checksum: checksum))
         try POSIXFile.writeAtomically(
             current.serialized(), to: directory.metadataPath(key.hash),
-            temporaryDirectory: directory.shard(directory.entries, key.hash))
+            temporaryDirectory: directory.shard(key.hash))
     }
 
     /// The record for `key` if its bytes are present at the recorded size,
@@ -141,7 +141,7 @@ public final class DiskCache: Sendable {
     /// modifies the cache (last use is not updated).
     public static func peek(directory: CacheDirectory, key: CacheKey) -> CacheEntry? {
         guard var entry = try? readRecord(directory.metadataPath(key.hash)) else { return nil }
-        let path = "\(directory.shard(directory.entries, key.hash))/\(entry.dataFileName)"
+        let path = "\(directory.shard(key.hash))/\(entry.dataFileName)"
         guard let status = POSIXFile.status(path), status.size == entry.byteCount else { return nil }
         entry.lastUsed = POSIXFile.status(directory.metadataPath(key.hash))?.modified ?? entry.storedAt
         entry.path = path
@@ -177,7 +177,7 @@ public final class DiskCache: Sendable {
     /// Removes an entry's bytes and variants (not its record), except the
     /// file named `keep`: the new bytes when a store reused the old name.
     private func removeFiles(of entry: CacheEntry, hash: String, except keep: String? = nil) {
-        let shard = directory.shard(directory.entries, hash)
+        let shard = directory.shard(hash)
         for name in [entry.dataFileName] + entry.variants.map(\.fileName) where name != keep {
             _ = try? POSIXFile.remove("\(shard)/\(name)")
         }

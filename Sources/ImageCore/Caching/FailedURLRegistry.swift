@@ -1,3 +1,5 @@
+import Synchronization
+
 /// URLs that failed for good (an HTTP error status, not an image, corrupt, over
 /// a limit), remembered on disk so they are not requested again until the
 /// record expires or the caller asks to retry (SDWebImage's failedURLs, made
@@ -9,6 +11,11 @@
 /// keeps its records under its cache key plus a digest of those
 /// (`requestDigest`), as an entry that varies does with `Vary`; a plain
 /// request's records sit under the cache key alone.
+///
+/// The records' directory is made by the first failure. A registry that
+/// finds it absent remembers that, so a run of misses in a cache that never
+/// failed costs one `stat`, not a look-up per URL; a record another process
+/// adds meanwhile counts from this process's next run.
 public struct FailedURLRegistry: Sendable {
     /// A remembered failure.
     public struct Record: Sendable, Equatable {
@@ -28,6 +35,8 @@ public struct FailedURLRegistry: Sendable {
 
     private let directory: CacheDirectory
     private let timeToLive: Double
+    /// Whether the records' directory exists: unknown until first asked.
+    private let hasDirectory = FailedDirectoryPresence()
 
     /// A registry in `directory` whose records last `timeToLive` seconds.
     public init(directory: CacheDirectory, timeToLive: Double) {
@@ -37,7 +46,9 @@ public struct FailedURLRegistry: Sendable {
 
     /// The unexpired record for `key` and the request with `requestDigest`, if any.
     public func record(for key: CacheKey, requestDigest: String? = nil, now: Double = WallClock.now()) -> Record? {
-        guard let record = Self.readRecord(path(key, requestDigest)), record.expiresAt > now else { return nil }
+        guard hasDirectory.check({ POSIXFile.status(directory.failed) != nil }),
+            let record = Self.readRecord(path(key, requestDigest)), record.expiresAt > now
+        else { return nil }
         return record
     }
 
@@ -69,7 +80,8 @@ public struct FailedURLRegistry: Sendable {
         now: Double = WallClock.now()
     ) throws {
         let path = path(key, requestDigest)
-        try POSIXFile.makeDirectories(directory.shard(directory.failed, key.hash))
+        try POSIXFile.makeDirectories(directory.failed)
+        hasDirectory.set()
         let lines = [
             "url \(url)", "kind \(error.kind.rawValue)", error.httpStatus.map { "status \($0)" },
             "message \(error.message)", "failed \(now)", "expires \(now + timeToLive)",
@@ -87,10 +99,9 @@ public struct FailedURLRegistry: Sendable {
     /// Forgets every record of `key`, whatever request made it; returns whether there was one.
     @discardableResult
     public func remove(_ key: CacheKey) throws -> Bool {
-        let shard = directory.shard(directory.failed, key.hash)
         var removed = false
-        for name in POSIXFile.list(shard) where name == key.hash || name.hasPrefix(key.hash + ".") {
-            removed = try POSIXFile.remove("\(shard)/\(name)") || removed
+        for name in POSIXFile.list(directory.failed) where name == key.hash || name.hasPrefix(key.hash + ".") {
+            removed = try POSIXFile.remove("\(directory.failed)/\(name)") || removed
         }
         return removed
     }
@@ -109,4 +120,25 @@ public struct FailedURLRegistry: Sendable {
             url: String(url), kind: kind, httpStatus: fields["status"].flatMap { Int($0) },
             message: String(fields["message"] ?? ""), failedAt: failed, expiresAt: expires)
     }
+}
+
+/// Whether a directory exists, asked once and then remembered; `set()`
+/// records that this process made it.
+private final class FailedDirectoryPresence: Sendable {
+    private static let unknown: UInt8 = 0
+    private static let absent: UInt8 = 1
+    private static let present: UInt8 = 2
+    private let state = Atomic<UInt8>(unknown)
+
+    /// Whether the directory exists; `exists` runs only the first time.
+    func check(_ exists: () -> Bool) -> Bool {
+        var known = state.load(ordering: .relaxed)
+        if known == Self.unknown {
+            known = exists() ? Self.present : Self.absent
+            state.store(known, ordering: .relaxed)
+        }
+        return known == Self.present
+    }
+
+    func set() { state.store(Self.present, ordering: .relaxed) }
 }

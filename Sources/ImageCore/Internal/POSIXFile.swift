@@ -156,6 +156,12 @@ enum POSIXFile {
         return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
+    /// Whether `path` is a directory (not following a symbolic link).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Sets a file's modification time to now: how "last used" is recorded,
     /// since atime is unreliable (noatime, relatime mounts).
     static func touch(_ path: String) {
@@ -176,41 +182,6 @@ enum POSIXFile {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
-    }
-
-    /// The regular files in a directory, told apart by the type readdir
-    /// reports (no `stat` per file), each with its size and modification
-    /// time if `statting(name)` asks for them: those are stat'ed relative to
-    /// the open directory, so the kernel does not resolve the whole path
-    /// again (what `clean` scans).
-    static func listFiles(
-        _ directory: String, statting: (String) -> Bool
-    )
-        -> [(name: String, status: (size: Int, modified: Double)?)]
-    {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        let fd = dirfd(dir)
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
-        var files: [(name: String, status: (size: Int, modified: Double)?)] = []
-        var info = stat()
-        while let entry = readdir(dir) {
-            // Through a pointer, as for the name: a short record must not be copied whole.
-            let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
-            guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
-            let cName = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
-            let name = String(cString: cName)
-            guard type == UInt8(DT_UNKNOWN) || statting(name) else {
-                files.append((name, nil))
-                continue
-            }
-            guard fstatat(fd, cName, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                continue
-            }
-            files.append((name, (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)))
-        }
-        return files
     }
 
     /// Removes a directory and everything below it.

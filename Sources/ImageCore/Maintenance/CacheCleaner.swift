@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Expires and trims a cache directory (what `clean` runs, and what a
 /// process runs after storing when `max-size` is set). Only one cleaner runs
 /// at a time per directory: it holds an exclusive `flock` on `clean.lock`,
@@ -49,110 +45,137 @@ public struct CacheCleaner: Sendable {
         now: Double = WallClock.now()
     ) throws -> Report {
         var report = Report()
-        guard let lock = try CleanLock(directory: directory, wait: waitForLock) else {
+        let lockPath = "\(directory.root)/clean.lock"
+        guard let lock = try OpenFile.locked(lockPath, waiting: waitForLock) else {
             report.skippedBecauseBusy = true
             return report
         }
-        defer { lock.release() }
+        defer { lock.close() }
 
-        let inventory = CacheInventory.scan(directory)
-        // Expired entries go in the order the scan found them, shard by
-        // shard, as `find -delete` does: removing files spread over every
-        // directory, in order of last use, scatters the unlinks.
-        var keep: [CacheInventory.Item] = []
-        for item in inventory.items {
-            if let maxAge, now - item.lastUsed > maxAge {
-                report.expiredEntries += 1
-                report.bytesRemoved += item.bytes
-                if !dryRun {
-                    removeEntry(item, why: "unused for \(Quantities.formatDuration((now - item.lastUsed).rounded()))")
+        // Shard by shard, as `find -delete` goes: expired entries go at
+        // once, in directory order; only a size limit needs every kept
+        // entry's last use, to evict the least recently used across shards.
+        var kept: [Kept] = []
+        CacheInventory.forEachShard(in: directory) { shard in
+            for item in shard.items {
+                if let maxAge, now - item.lastUsed > maxAge {
+                    report.expiredEntries += 1
+                    report.bytesRemoved += item.bytes
+                    if !dryRun {
+                        events.emit(
+                            "evicted \(item.hash) (unused for \(Quantities.formatDuration((now - item.lastUsed).rounded())))"
+                        )
+                        for file in item.files { shard.directory.remove(file) }
+                    }
+                } else {
+                    report.entriesLeft += 1
+                    report.bytesLeft += item.bytes
+                    if maxSize != nil { kept.append(Kept(item, shard: shard.name)) }
                 }
-            } else {
-                keep.append(item)
             }
-        }
-        var total = keep.reduce(0) { $0 + $1.bytes }
-        if let maxSize, total > maxSize {
-            keep.sort { $0.lastUsed < $1.lastUsed }
-            var index = 0
-            while total > maxSize && index < keep.count {
-                let item = keep[index]
-                total -= item.bytes
-                report.evictedEntries += 1
-                report.bytesRemoved += item.bytes
-                if !dryRun { removeEntry(item, why: "cache over \(Quantities.formatSize(maxSize))") }
-                index += 1
-            }
-            keep.removeFirst(index)
-        }
-        report.entriesLeft = keep.count
-        report.bytesLeft = total
-
-        for stray in inventory.strayFiles where now - stray.modified > Self.strayGracePeriod {
-            report.strayFilesRemoved += 1
-            if !dryRun { _ = try? POSIXFile.remove(stray.path) }
-        }
-        for partial in inventory.partialFiles where now - partial.modified > CacheDirectory.partialMaxAge {
-            report.strayFilesRemoved += 1
-            if !dryRun { _ = try? POSIXFile.remove(partial.path) }
-        }
-        for name in POSIXFile.list(directory.temporary) {
-            let path = "\(directory.temporary)/\(name)"
-            // Bodies kept for a resume are worth a day; other leftovers an hour.
-            let resumable = name.hasSuffix(".partial") || name.hasSuffix(".partial.resume")
-            let grace = resumable ? CacheDirectory.partialMaxAge : Self.strayGracePeriod
-            if let status = POSIXFile.status(path), now - status.modified > grace {
+            for stray in shard.strays where now - stray.modified > Self.strayGracePeriod {
                 report.strayFilesRemoved += 1
-                if !dryRun { _ = try? POSIXFile.remove(path) }
+                if !dryRun { shard.directory.remove(stray.name) }
+            }
+            for partial in shard.partials where now - partial.modified > CacheDirectory.partialMaxAge {
+                report.strayFilesRemoved += 1
+                if !dryRun { shard.directory.remove(partial.name) }
             }
         }
+        if let maxSize, report.bytesLeft > maxSize {
+            evictLeastRecentlyUsed(kept, down: maxSize, dryRun: dryRun, report: &report)
+        }
+        report.strayFilesRemoved += removeOldLayout(dryRun: dryRun)
+        report.strayFilesRemoved += removeLeftovers(in: directory.temporary, now: now, dryRun: dryRun)
         report.failedRecordsRemoved = removeExpiredFailures(now: now, dryRun: dryRun)
         return report
     }
 
-    private func removeEntry(_ item: CacheInventory.Item, why: String) {
-        events.emit("evicted \(item.hash) (\(why))")
-        // The record goes first: once it is gone no reader can reach the bytes.
-        _ = try? POSIXFile.remove(directory.metadataPath(item.hash))
-        for path in item.dataPaths { _ = try? POSIXFile.remove(path) }
+    /// What a size limit needs of a kept entry.
+    private struct Kept {
+        var hash: EntryHash
+        var shard: String
+        var bytes: Int
+        var lastUsed: Double
+
+        init(_ item: CacheInventory.Item, shard: String) {
+            hash = item.hash
+            self.shard = shard
+            bytes = item.bytes
+            lastUsed = item.lastUsed
+        }
     }
 
-    private func removeExpiredFailures(now: Double, dryRun: Bool) -> Int {
+    /// Evicts the least recently used of `kept` until the rest fit `maxSize`:
+    /// each shard that loses entries is read once more for their files.
+    private func evictLeastRecentlyUsed(_ kept: [Kept], down maxSize: Int, dryRun: Bool, report: inout Report) {
+        var evicted: [String: Set<EntryHash>] = [:]
+        for item in kept.sorted(by: { $0.lastUsed < $1.lastUsed }) where report.bytesLeft > maxSize {
+            report.bytesLeft -= item.bytes
+            report.entriesLeft -= 1
+            report.evictedEntries += 1
+            report.bytesRemoved += item.bytes
+            evicted[item.shard, default: []].insert(item.hash)
+        }
+        guard !dryRun else { return }
+        for (name, hashes) in evicted {
+            guard let shard = CacheInventory.shard(name, in: directory) else { continue }
+            for item in shard.items where hashes.contains(item.hash) {
+                events.emit("evicted \(item.hash) (cache over \(Quantities.formatSize(maxSize)))")
+                for file in item.files { shard.directory.remove(file) }
+            }
+        }
+    }
+
+    /// Removes the two-digit shard directories an older version left; their
+    /// entries are not read any more. Returns how many files they held.
+    private func removeOldLayout(dryRun: Bool) -> Int {
         var removed = 0
-        for shard in POSIXFile.list(directory.failed) {
-            let shardPath = "\(directory.failed)/\(shard)"
-            for name in POSIXFile.list(shardPath) {
-                let path = "\(shardPath)/\(name)"
-                if FailedURLRegistry.readRecord(path).map({ $0.expiresAt <= now }) ?? true {
-                    removed += 1
-                    if !dryRun { _ = try? POSIXFile.remove(path) }
-                }
+        for path in CacheInventory.oldLayoutShards(in: directory) {
+            removed += POSIXFile.list(path).count
+            if !dryRun { try? POSIXFile.removeTree(path) }
+        }
+        return removed
+    }
+
+    /// Removes what is left in `temporary` past its grace period: bodies
+    /// kept for a resume are worth a day, other leftovers an hour.
+    private func removeLeftovers(in temporary: String, now: Double, dryRun: Bool) -> Int {
+        guard let open = OpenDirectory(temporary) else { return 0 }
+        var removed = 0
+        for name in open.fileNames() {
+            let resumable = name.hasSuffix(".partial") || name.hasSuffix(".partial.resume")
+            let grace = resumable ? CacheDirectory.partialMaxAge : Self.strayGracePeriod
+            if let status = open.status(name), now - status.modified > grace {
+                removed += 1
+                if !dryRun { open.remove(name) }
             }
         }
         return removed
     }
-}
 
-/// The exclusive lock that keeps two cleaners from running at once.
-struct CleanLock {
-    private let fd: Int32
-
-    /// Takes the lock; nil if `wait` is false and another process holds it.
-    init?(directory: CacheDirectory, wait: Bool) throws {
-        let path = "\(directory.root)/clean.lock"
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ImageCoreError.cacheIO("cannot open", path: path, errno: errno) }
-        while flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
-            if errno == EINTR { continue }
-            let code = errno
-            close(fd)
-            if code == EWOULDBLOCK { return nil }
-            throw ImageCoreError.cacheIO("cannot lock", path: path, errno: code)
+    /// Removes expired failed-URL records (and the subdirectories an older
+    /// layout kept them in).
+    private func removeExpiredFailures(now: Double, dryRun: Bool) -> Int {
+        var removed = removeOldFailedShards(dryRun: dryRun)
+        guard let open = OpenDirectory(directory.failed) else { return removed }
+        for name in open.fileNames() {
+            if FailedURLRegistry.readRecord(open.path(of: name)).map({ $0.expiresAt <= now }) ?? true {
+                removed += 1
+                if !dryRun { open.remove(name) }
+            }
         }
+        return removed
     }
 
-    /// Releases the lock.
-    func release() {
-        close(fd)
+    private func removeOldFailedShards(dryRun: Bool) -> Int {
+        var removed = 0
+        for name in POSIXFile.list(directory.failed) where name.utf8.count == 2 {
+            let path = "\(directory.failed)/\(name)"
+            guard POSIXFile.isDirectory(path) else { continue }
+            removed += POSIXFile.list(path).count
+            if !dryRun { try? POSIXFile.removeTree(path) }
+        }
+        return removed
     }
 }

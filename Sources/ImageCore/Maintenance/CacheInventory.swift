@@ -1,86 +1,165 @@
-/// A scan of the entries directory: one pass over the shard directories,
-/// reading only file metadata (`stat`), never the entries' bytes.
-public struct CacheInventory: Sendable {
-    /// One entry as seen on disk.
-    public struct Item: Sendable {
-        /// The key hash (the file name stem).
-        public var hash: String
-        /// Bytes held by the entry's files.
-        public var bytes: Int
-        /// Last use: the metadata record's modification time.
-        public var lastUsed: Double
-        /// Paths of the data files that belong to the entry.
-        var dataPaths: [String]
+/// A scan of the entries directory, one shard at a time: file names, and
+/// the metadata (`fstatat`) of the records alone, never the entries' bytes.
+/// A data file's size is in its name and an entry's last use is its
+/// record's modification time, so half the files are never stat'ed, half of
+/// what `find -mtime` does. Names stay bytes (`FileName`) throughout.
+struct CacheInventory {
+    /// One entry as seen on disk: its record and the data files it names.
+    struct Item {
+        /// The key hash (the file names' stem).
+        var hash: EntryHash
+        /// Bytes held by the entry's data files.
+        var bytes: Int
+        /// Last use: the record's modification time.
+        var lastUsed: Double
+        /// The record: removing it first makes the entry unreachable.
+        var record: FileName
+        /// The data file (the bytes), if present.
+        var data: FileName?
+        /// Variants of the bytes (thumbnails), usually none.
+        var variants: [FileName] = []
+
+        /// The record first, then the data files.
+        var files: [FileName] { [record] + (data.map { [$0] } ?? []) + variants }
     }
 
-    /// Whole entries (a record and its bytes).
-    public var items: [Item] = []
-    /// Data files no record names, with their modification times: left by a
-    /// crash between the two renames of a store, or by a concurrent replace.
-    var strayFiles: [(path: String, modified: Double, bytes: Int)] = []
-    /// Downloads in progress or broken off (`<hash>.partial`, its `.resume`
-    /// record, and a finished body not yet stored): worth keeping for a day.
-    var partialFiles: [(path: String, modified: Double)] = []
+    /// One shard directory's files, sorted.
+    struct Shard {
+        /// The shard's name, `0` … `f`.
+        let name: String
+        /// The open shard directory.
+        let directory: OpenDirectory
+        /// Entries with a record.
+        var items: [Item] = []
+        /// Files no record names, with their modification times and sizes:
+        /// left by a crash between the two renames of a store, a concurrent
+        /// replace, or a record being written.
+        var strays: [(name: FileName, modified: Double, bytes: Int)] = []
+        /// Downloads in progress or broken off (`<hash>.partial`, its
+        /// `.resume` record, a finished body not yet stored): kept for a day.
+        var partials: [(name: FileName, modified: Double)] = []
+    }
+
+    /// Calls `body` with each shard of `directory`, in turn.
+    static func forEachShard(in directory: CacheDirectory, _ body: (Shard) throws -> Void) rethrows {
+        for name in CacheDirectory.shardNames {
+            if let shard = shard(name, in: directory) { try body(shard) }
+        }
+    }
+
+    /// The shard `name` (`0` … `f`) of `directory`, scanned; nil if it is missing.
+    static func shard(_ name: String, in directory: CacheDirectory) -> Shard? {
+        guard let open = OpenDirectory("\(directory.entries)/\(name)") else { return nil }
+        var shard = Shard(name: name, directory: open)
+        let files = open.fileNames()
+        // Records first, then each data file joins its record's item.
+        var itemIndex: [EntryHash: Int] = [:]
+        itemIndex.reserveCapacity(files.count / 2 + 1)
+        var others: [FileName] = []
+        others.reserveCapacity(files.count / 2 + 1)
+        for file in files {
+            if let hash = EntryHash(file), file.count == 69, file.hasSuffix(".meta") {
+                if let status = open.status(file) {
+                    itemIndex[hash] = shard.items.count
+                    shard.items.append(Item(hash: hash, bytes: 0, lastUsed: status.modified, record: file))
+                }
+            } else {
+                others.append(file)
+            }
+        }
+        var shared: [Int] = []  // items with more than one data file
+        for file in others {
+            if let hash = EntryHash(file), file.hasPrefix(".partial", at: 64) {
+                if let status = open.status(file) { shard.partials.append((file, status.modified)) }
+            } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = itemIndex[hash] {
+                shard.items[index].bytes += bytes
+                if shard.items[index].data == nil {
+                    shard.items[index].data = file
+                } else {
+                    if shard.items[index].variants.isEmpty { shared.append(index) }
+                    shard.items[index].variants.append(file)
+                }
+            } else {
+                shard.addStray(file)
+            }
+        }
+        // Several files for one key: the record says which are live (the
+        // bytes and their variants); the rest are strays.
+        for index in shared { shard.sortOutFiles(of: index) }
+        return shard
+    }
+
+    /// Directories an older layout left under `entries/` (two-digit shards).
+    static func oldLayoutShards(in directory: CacheDirectory) -> [String] {
+        POSIXFile.list(directory.entries).filter { $0.utf8.count == 2 }.map { "\(directory.entries)/\($0)" }
+    }
 
     /// The size a data file's name says (`<hash>.<sum>.<size>.<ext>`, and
     /// `<hash>.v<sum>.<size>.<ext>` for a variant); nil for other names.
-    static func sizeInName(_ name: String) -> Int? {
-        let parts = name.utf8.split(separator: UInt8(ascii: "."))
-        guard parts.count == 4, parts[0].count == 64 else { return nil }
-        return Int(Substring(parts[2]))
-    }
-
-    /// A file no record names; its age is stat'ed now (strays are rare).
-    private mutating func addStray(_ path: String) {
-        guard let status = POSIXFile.status(path) else { return }
-        strayFiles.append((path, status.modified, status.size))
-    }
-
-    /// Total bytes of the whole entries.
-    public var totalBytes: Int { items.reduce(0) { $0 + $1.bytes } }
-
-    /// Scans `directory`.
-    public static func scan(_ directory: CacheDirectory) -> CacheInventory {
-        var inventory = CacheInventory()
-        for shard in POSIXFile.list(directory.entries) where shard.count == 2 {
-            let shardPath = "\(directory.entries)/\(shard)"
-            var records: [String: Double] = [:]
-            var data: [String: [(name: String, bytes: Int)]] = [:]
-            // Only records (last use) and files whose size their name does
-            // not say are stat'ed: half the calls of `find -mtime`.
-            for file in POSIXFile.listFiles(
-                shardPath, statting: { $0.hasSuffix(".meta") || Self.sizeInName($0) == nil })
-            {
-                let utf8 = file.name.utf8
-                let stem = String(file.name[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)])
-                if utf8.count > 64 && file.name.contains(".partial") {
-                    inventory.partialFiles.append(("\(shardPath)/\(file.name)", file.status?.modified ?? 0))
-                } else if file.name.hasSuffix(".meta") {
-                    records[stem] = file.status?.modified ?? 0
-                } else if let bytes = file.status?.size ?? Self.sizeInName(file.name) {
-                    data[stem, default: []].append((file.name, bytes))
-                }
-            }
-            for (hash, lastUsed) in records {
-                var files = data.removeValue(forKey: hash) ?? []
-                if files.count > 1, let entry = try? DiskCache.readRecord(directory.metadataPath(hash)) {
-                    // Several files for one key: the record says which are live
-                    // (the bytes and their variants); the rest are strays.
-                    let live = Set([entry.dataFileName] + entry.variants.map(\.fileName))
-                    for stray in files where !live.contains(stray.name) {
-                        inventory.addStray("\(shardPath)/\(stray.name)")
-                    }
-                    files.removeAll { !live.contains($0.name) }
-                }
-                inventory.items.append(
-                    Item(
-                        hash: hash, bytes: files.reduce(0) { $0 + $1.bytes }, lastUsed: lastUsed,
-                        dataPaths: files.map { "\(shardPath)/\($0.name)" }))
-            }
-            for files in data.values {
-                for file in files { inventory.addStray("\(shardPath)/\(file.name)") }
-            }
+    static func sizeInName(_ name: FileName) -> Int? {
+        // After the hash: one field, then the size, then the extension.
+        let bytes = name.bytes
+        let dot = UInt8(ascii: ".")
+        guard bytes.count > 64, bytes[bytes.startIndex + 64] == dot,
+            let sizeStart = bytes[(bytes.startIndex + 65)...].firstIndex(of: dot).map({ $0 + 1 }),
+            let sizeEnd = bytes[sizeStart...].firstIndex(of: dot), sizeEnd > sizeStart, sizeEnd - sizeStart < 19,
+            !bytes[(sizeEnd + 1)...].contains(dot)
+        else { return nil }
+        var size = 0
+        for digit in bytes[sizeStart..<sizeEnd] {
+            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+            size = size * 10 + Int(digit - UInt8(ascii: "0"))
         }
-        return inventory
+        return size
+    }
+
+}
+
+extension CacheInventory.Shard {
+    /// Keeps as the item's data and variants the files its record names;
+    /// the others become strays. If the record cannot be read, all stay.
+    fileprivate mutating func sortOutFiles(of index: Int) {
+        let item = items[index]
+        guard let entry = try? DiskCache.readRecord(directory.path(of: item.record)) else { return }
+        let live = Set([entry.dataFileName] + entry.variants.map(\.fileName))
+        var sorted = CacheInventory.Item(hash: item.hash, bytes: 0, lastUsed: item.lastUsed, record: item.record)
+        for file in item.files.dropFirst() {
+            guard live.contains(file.string) else {
+                addStray(file)
+                continue
+            }
+            sorted.bytes += CacheInventory.sizeInName(file) ?? 0
+            if file.string == entry.dataFileName { sorted.data = file } else { sorted.variants.append(file) }
+        }
+        items[index] = sorted
+    }
+
+    /// A file no record names; its age and size are stat'ed now (strays are rare).
+    fileprivate mutating func addStray(_ name: FileName) {
+        guard let status = directory.status(name) else { return }
+        strays.append((name, status.modified, status.size))
+    }
+}
+
+/// A key hash (the 64 hex digits a file name starts with) as eight words
+/// loaded straight from the name: a cheap dictionary key for a scan of
+/// 100 000 names.
+struct EntryHash: Hashable, CustomStringConvertible {
+    private let digits: FileName.Stem
+
+    /// The hash a file name starts with; nil unless 64 characters and a dot start it.
+    init?(_ name: FileName) {
+        guard let digits = name.stem() else { return nil }
+        self.digits = digits
+    }
+
+    /// The 64 hex digits.
+    var description: String { FileName.stemText(digits) }
+
+    static func == (a: EntryHash, b: EntryHash) -> Bool { FileName.stemsEqual(a.digits, b.digits) }
+
+    /// One word is enough: the digits are a SHA-256's, already uniform.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(digits.0)
     }
 }

@@ -25,8 +25,9 @@ public struct CachePurger: Sendable {
         guard POSIXFile.status(path) != nil else { return }
         let trash = "\(directory.temporary)/purge-\(UniqueName.make())"
         try POSIXFile.rename(path, to: trash)
-        try POSIXFile.makeDirectories(path)
-        if path != directory.stats { try CacheDirectory.makeShards(in: path) }
+        // The failed-URL directory is made again by the next failure.
+        if path != directory.failed { try POSIXFile.makeDirectories(path) }
+        if path == directory.entries { try CacheDirectory.makeShards(in: path) }
         try POSIXFile.removeTree(trash)
     }
 }

@@ -15,20 +15,26 @@ public struct CacheSummary: Sendable {
 
     /// Scans `directory` (file metadata only).
     public static func read(_ directory: CacheDirectory, now: Double = WallClock.now()) -> CacheSummary {
-        let inventory = CacheInventory.scan(directory)
-        var failed = 0
-        for shard in POSIXFile.list(directory.failed) {
-            for name in POSIXFile.list("\(directory.failed)/\(shard)") {
-                if let record = FailedURLRegistry.readRecord("\(directory.failed)/\(shard)/\(name)"),
-                    record.expiresAt > now
-                {
-                    failed += 1
-                }
+        var entries = 0
+        var bytes = 0
+        var oldestUse: Double?
+        var newestUse: Double?
+        CacheInventory.forEachShard(in: directory) { shard in
+            for item in shard.items {
+                entries += 1
+                bytes += item.bytes
+                oldestUse = min(oldestUse ?? item.lastUsed, item.lastUsed)
+                newestUse = max(newestUse ?? item.lastUsed, item.lastUsed)
             }
         }
-        let uses = inventory.items.map(\.lastUsed)
+        var failed = 0
+        for name in POSIXFile.list(directory.failed) {
+            if let record = FailedURLRegistry.readRecord("\(directory.failed)/\(name)"), record.expiresAt > now {
+                failed += 1
+            }
+        }
         return CacheSummary(
-            entries: inventory.items.count, bytes: inventory.totalBytes, oldestUse: uses.min(),
-            newestUse: uses.max(), failedURLs: failed, counters: Statistics.totals(in: directory))
+            entries: entries, bytes: bytes, oldestUse: oldestUse, newestUse: newestUse, failedURLs: failed,
+            counters: Statistics.totals(in: directory))
     }
 }

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file name as the directory holds it: raw bytes, compared byte by byte.
+/// A scan of 100 000 entries makes one of these per file, and no `String`:
+/// Unicode-aware string work on every name cost `clean` seconds.
+struct FileName: Hashable, Sendable {
+    /// The name's bytes followed by a NUL, ready for the C calls.
+    fileprivate let terminated: [UInt8]
+
+    fileprivate init(terminated: [UInt8]) { self.terminated = terminated }
+
+    /// The name's bytes, without the NUL.
+    var bytes: ArraySlice<UInt8> { terminated.dropLast() }
+    /// The first 64 bytes of a name, as eight words (native byte order).
+    typealias Stem = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    /// The name's first 64 bytes if a dot follows them (an entry file's
+    /// key hash), loaded as words rather than compared byte by byte.
+    func stem() -> Stem? {
+        guard count > 64, terminated[64] == UInt8(ascii: ".") else { return nil }
+        return terminated.withUnsafeBytes { raw in
+            func word(_ index: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }
+            return (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
+        }
+    }
+    /// The name's length in bytes.
+    var count: Int { terminated.count - 1 }
+    /// The name as text, for paths and messages.
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Whether the name ends with `suffix` (ASCII).
+    func hasSuffix(_ suffix: StaticString) -> Bool {
+        let tail = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
+        return count >= tail.count && bytes.suffix(tail.count).elementsEqual(tail)
+    }
+
+    /// Whether `infix` occurs in the name at byte `offset` (ASCII).
+    func hasPrefix(_ infix: StaticString, at offset: Int) -> Bool {
+        let needle = UnsafeBufferPointer(start: infix.utf8Start, count: infix.utf8CodeUnitCount)
+        guard count >= offset + needle.count else { return false }
+        let start = terminated.startIndex + offset
+        return terminated[start..<(start + needle.count)].elementsEqual(needle)
+    }
+}
+
+extension FileName {
+    /// Whether two stems hold the same bytes.
+    static func stemsEqual(_ a: Stem, _ b: Stem) -> Bool {
+        a.0 == b.0 && a.1 == b.1 && a.2 == b.2 && a.3 == b.3 && a.4 == b.4 && a.5 == b.5 && a.6 == b.6 && a.7 == b.7
+    }
+
+    /// A stem's bytes as text.
+    static func stemText(_ stem: Stem) -> String {
+        withUnsafeBytes(of: stem) { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// A directory held open: its regular files' names read in one pass, and
+/// calls relative to it (`fstatat`, `unlinkat`), so the kernel does not walk
+/// the whole path again for every file, as `find` does not.
+final class OpenDirectory {
+    /// The path it was opened at, for error messages and full paths.
+    let path: String
+    private let descriptor: Int32
+
+    /// Opens `path`; nil if it is not a directory that can be read.
+    init?(_ path: String) {
+        let fd = POSIXFile.retryingInterrupts { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        self.path = path
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// The names of the regular files (and of those whose type the file
+    /// system does not report), in directory order. The corresponding C
+    /// functions are `fdopendir` and `readdir`.
+    func fileNames() -> [FileName] {
+        // fdopendir takes over the descriptor it is given: hand it a copy.
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        // glibc sizes each record by its name's length, so the last one in a
+        // buffer can end before `sizeof(dirent)`: read through pointers,
+        // never by copying `entry.pointee`.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+        var names: [FileName] = []
+        while let entry = readdir(stream) {
+            let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
+            guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
+            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: UInt8.self)
+            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+            names.append(FileName(terminated: Array(UnsafeBufferPointer(start: name, count: length + 1))))
+        }
+        return names
+    }
+
+    /// Size and modification time of the regular file `name`; nil if it is
+    /// gone or not a regular file. The corresponding C function is `fstatat`.
+    func status(_ name: FileName) -> (size: Int, modified: Double)? {
+        var info = stat()
+        let found = name.terminated.withUnsafeBufferPointer { cName in
+            cName.withMemoryRebound(to: CChar.self) { fstatat(descriptor, $0.baseAddress!, &info, AT_SYMLINK_NOFOLLOW) }
+        }
+        guard found == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// Removes the file `name`; a missing file is not an error. The
+    /// corresponding C function is `unlinkat`.
+    func remove(_ name: FileName) {
+        _ = name.terminated.withUnsafeBufferPointer { cName in
+            cName.withMemoryRebound(to: CChar.self) { unlinkat(descriptor, $0.baseAddress!, 0) }
+        }
+    }
+
+    /// The full path of `name`.
+    func path(of name: FileName) -> String { "\(path)/\(name.string)" }
+}
