@@ -1,10 +1,6 @@
 import ArgumentParser
 import ImageCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Opens the cache for a subcommand: reads `imgcache.conf`, applies the
 /// command-line overrides, and builds the manager. Opening does not touch
 /// libcurl; the first download does.
@@ -20,8 +16,7 @@ enum CacheSession {
         memoryLimit: Int? = nil, appliesOrientation: Bool = true,
         limits: DecodingLimits = .default
     ) throws -> ImageManager {
-        // A write past `ulimit -f` should fail with EFBIG (exit 8), not kill the process.
-        signal(SIGXFSZ, SIG_IGN)
+        SignalTrap.ignoreFileSizeLimitSignal()
         let directory = global.resolvedCacheDirectory
         do {
             return try makeManager(
