@@ -106,10 +106,9 @@ extension IMGCacheCommand {
 
         func run() async throws {
             try makeOutputDirectory()
-            let manager = try CacheSession.open(
-                global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
-                limits: download.limits)
+            let manager = try CacheSession.open(global, readOnly: true, appliesOrientation: !noOrient) {
+                download.apply(to: &$0)
+            }
             SignalTrap.install { manager.cancelAll() }
             let failures = await FetchOutput(command: self, manager: manager, progress: global.progressBar()).fetchAll()
             try? await manager.finish()

@@ -32,10 +32,12 @@ extension IMGCacheCommand {
 
         func run() async throws {
             let input = try openInput()
-            let manager = try CacheSession.open(
-                global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
-                memoryLimit: 0, limits: download.limits)
+            let manager = try CacheSession.open(global) { configuration in
+                download.apply(to: &configuration)
+                configuration.maxConcurrentDownloads = concurrency
+                configuration.order = lifo ? .lifo : .fifo
+                configuration.cache.memoryLimit = 0
+            }
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
             let run = PrefetchRun(
