@@ -12,3 +12,17 @@ extension ImageManager {
         try decoder.decode(response.bytes, channels: channels, into: &sink)
     }
 }
+
+extension ImageManager {
+    /// Writes every frame of `response` at full size as Netpbm images in
+    /// `format` (`.pam` or `.ppm`, see `OutputFormat.Pixels.isStreamable`),
+    /// handing each piece to `output` as it is decoded (`fetch --decode
+    /// ppm|pam`): no full frame is held. Throws as `decodePixels` does.
+    public func writePixels(
+        of response: ImageResponse, as format: OutputFormat.Pixels,
+        to output: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var writer = NetpbmRowWriter(format: format, output: output)
+        try decodePixels(of: response, channels: writer.channels, into: &writer)
+    }
+}

@@ -24,5 +24,5 @@ public struct ImageResponse: Sendable {
     /// The decoded pixels, if they were asked for.
     public var image: DecodedImage?
     /// The re-encoded image and its format, if `encoding` was asked for.
-    public var encoded: (bytes: [UInt8], format: ImageEncodeFormat)?
+    public var encoded: (bytes: [UInt8], format: OutputFormat.Encoding)?
 }

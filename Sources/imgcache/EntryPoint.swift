@@ -1,4 +1,5 @@
 import ArgumentParser
+import ImageCore
 
 #if canImport(Glibc)
     import Glibc

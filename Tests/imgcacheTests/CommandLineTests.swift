@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import TestSupport
 import Testing
 

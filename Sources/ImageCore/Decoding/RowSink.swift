@@ -14,21 +14,21 @@ public protocol RowSink {
 
 /// Writes what a `RowSink` receives as one Netpbm image: PPM (RGB) or PAM
 /// (`TUPLTYPE RGB_ALPHA`), handing each piece to `output` at once.
-public struct NetpbmRowWriter: RowSink {
+package struct NetpbmRowWriter: RowSink {
     /// PAM or PPM (`.png` is not a row format).
-    public let format: PixelOutputFormat
+    package let format: OutputFormat.Pixels
     private let output: (UnsafeRawBufferPointer) throws -> Void
 
     /// A writer of `format` (`.pam` or `.ppm`) that passes bytes to `output`.
-    public init(format: PixelOutputFormat, output: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    package init(format: OutputFormat.Pixels, output: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.format = format
         self.output = output
     }
 
     /// Bytes per pixel the format wants from a decoder.
-    public var channels: Int { format == .pam ? 4 : 3 }
+    package var channels: Int { format == .pam ? 4 : 3 }
 
-    public mutating func begin(width: Int, height: Int, channels: Int) throws {
+    package mutating func begin(width: Int, height: Int, channels: Int) throws {
         let header =
             format == .pam
             ? NetpbmWriter.pamHeader(width: width, height: height)
@@ -36,7 +36,7 @@ public struct NetpbmRowWriter: RowSink {
         try header.withUnsafeBytes { try output($0) }
     }
 
-    public mutating func write(rows: UnsafeRawBufferPointer) throws {
+    package mutating func write(rows: UnsafeRawBufferPointer) throws {
         try output(rows)
     }
 }

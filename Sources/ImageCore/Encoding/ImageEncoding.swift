@@ -4,7 +4,7 @@
 /// `quality` (1–100) applies to JPEG, WebP and AVIF; WebP without a quality
 /// is lossless. Throws `.image` if the output would break `limits`.
 public func encode(
-    _ image: DecodedImage, as format: ImageEncodeFormat, quality: Int?,
+    _ image: DecodedImage, as format: OutputFormat.Encoding, quality: Int?,
     limits: DecodingLimits = .default
 ) throws -> [UInt8] {
     let animated = image.frames.count > 1 && format.isAnimatable

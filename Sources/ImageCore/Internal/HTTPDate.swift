@@ -1,9 +1,9 @@
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// Seconds since 1970 for an HTTP date; nil if it is not one.
-    public static func parse(_ text: String) -> Double? {
+    package static func parse(_ text: String) -> Double? {
         let words = text.split { $0 == " " || $0 == "," || $0 == "-" }.map { $0.lowercased() }
         // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" and RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT"
         // become [weekday, day, month, year, time, gmt]; asctime "Sun Nov  6 08:49:37 1994"
@@ -28,7 +28,7 @@ public enum HTTPDate {
     }
 
     /// Formats seconds since 1970 as an IMF-fixdate.
-    public static func format(_ seconds: Double) -> String {
+    package static func format(_ seconds: Double) -> String {
         let seconds = clamped(seconds)
         let (date, secondsOfDay) = civil(seconds)
         let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
@@ -42,7 +42,7 @@ public enum HTTPDate {
     }
 
     /// Formats seconds since 1970 as ISO 8601 in UTC, e.g. "2026-11-22T10:15:00Z".
-    public static func iso8601(_ seconds: Double) -> String {
+    package static func iso8601(_ seconds: Double) -> String {
         let (date, secondsOfDay) = civil(seconds)
         let year = String(date.year)
         return

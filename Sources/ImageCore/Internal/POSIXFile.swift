@@ -108,12 +108,19 @@ enum POSIXFile {
 
     /// Writes all of `buffer`, retrying short writes and EINTR.
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+        guard writeAll(fd, buffer) else { throw ImageCoreError.cacheIO("cannot write", path: path, errno: errno) }
+    }
+
+    /// Writes all of `buffer`, retrying short writes and EINTR; false on an
+    /// error (errno says which). The corresponding C function is `write`.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
         var done = 0
         while done < buffer.count {
             let n = retryingInterrupts { write(fd, buffer.baseAddress! + done, buffer.count - done) }
-            if n < 0 { throw ImageCoreError.cacheIO("cannot write", path: path, errno: errno) }
+            if n < 0 { return false }
             done += n
         }
+        return true
     }
 
     /// Renames atomically within one file system; with `creatingDirectory`,

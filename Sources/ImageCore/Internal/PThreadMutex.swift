@@ -10,13 +10,13 @@
 /// define `THREAD_SANITIZER`, and each module then aliases `Mutex` to this
 /// type (see its `Internal/SanitizerLocks.swift`), whose pthread calls TSan
 /// intercepts. Ordinary builds use `Synchronization.Mutex`.
-public final class PThreadMutex<Value>: @unchecked Sendable {
+package final class PThreadMutex<Value>: @unchecked Sendable {
     // Why unchecked: `value` is only touched between lock and unlock.
     private var value: Value
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A lock guarding `initialValue`.
-    public init(_ initialValue: sending Value) {
+    package init(_ initialValue: sending Value) {
         value = initialValue
         lock = .allocate(capacity: 1)
         lock.initialize(to: pthread_mutex_t())
@@ -29,7 +29,7 @@ public final class PThreadMutex<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result, E: Error>(
+    package func withLock<Result, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(lock)

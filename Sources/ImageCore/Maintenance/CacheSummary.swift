@@ -13,6 +13,12 @@ public struct CacheSummary: Sendable {
     /// Cumulative counters of every process that used the directory.
     public var counters: [Statistics.Counter: Int]
 
+    /// The counters by name ("bytes-downloaded"), every one, zeros
+    /// included, in the order `stat` shows them.
+    public var namedCounters: [(name: String, value: Int)] {
+        Statistics.Counter.allCases.map { ($0.rawValue, counters[$0, default: 0]) }
+    }
+
     /// Scans `directory` (file metadata only).
     public static func read(_ directory: CacheDirectory, now: Double = WallClock.now()) -> CacheSummary {
         var entries = 0

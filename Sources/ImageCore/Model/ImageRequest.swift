@@ -35,12 +35,12 @@ public struct ImageRequest: Sendable {
     /// What to re-encode into.
     public enum Encoding: Sendable, Equatable {
         /// This format.
-        case format(ImageEncodeFormat)
+        case format(OutputFormat.Encoding)
         /// The original's own kind: JPEG, PNG (APNG), GIF, WebP, AVIF.
         case matchingOriginal
 
         /// The format for an original in `format`.
-        public func resolved(for format: ImageFormat) -> ImageEncodeFormat {
+        public func resolved(for format: ImageFormat) -> OutputFormat.Encoding {
             switch self {
             case .format(let chosen): chosen
             case .matchingOriginal: .matching(format)

@@ -1,9 +1,9 @@
 /// Parsing of the size and duration notations the command line and
 /// `imgcache.conf` share: sizes in B, K/KB/KiB, M, G (binary multiples),
 /// durations in s, m, h, d, w.
-public enum Quantities {
+package enum Quantities {
     /// Bytes for "64M", "512K", "1G", "100" (bytes). Nil if malformed.
-    public static func parseSize(_ text: String) -> Int? {
+    package static func parseSize(_ text: String) -> Int? {
         let (number, unit) = split(text)
         guard let value = Double(number), value >= 0, value.isFinite else { return nil }
         let multiplier: Double
@@ -21,7 +21,7 @@ public enum Quantities {
 
     /// A count for "100M", "2G", "1.5K", "5000" (decimal multiples: pixel
     /// counts, not bytes). Nil if malformed.
-    public static func parseCount(_ text: String) -> Int? {
+    package static func parseCount(_ text: String) -> Int? {
         let (number, unit) = split(text)
         guard let value = Double(number), value >= 0, value.isFinite else { return nil }
         let multiplier: Double
@@ -37,7 +37,7 @@ public enum Quantities {
     }
 
     /// Seconds for "90s", "15m", "12h", "7d", "2w", or a bare number of seconds. Nil if malformed.
-    public static func parseDuration(_ text: String) -> Double? {
+    package static func parseDuration(_ text: String) -> Double? {
         let (number, unit) = split(text)
         guard let value = Double(number), value >= 0, value.isFinite else { return nil }
         switch unit.lowercased() {
@@ -51,7 +51,7 @@ public enum Quantities {
     }
 
     /// "1.5 MiB"-style text for people.
-    public static func formatSize(_ bytes: Int) -> String {
+    package static func formatSize(_ bytes: Int) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0
@@ -65,7 +65,7 @@ public enum Quantities {
     }
 
     /// "7d", "12h", "90s"-style text: the largest unit up to days that divides evenly.
-    public static func formatDuration(_ seconds: Double) -> String {
+    package static func formatDuration(_ seconds: Double) -> String {
         // Not Int(seconds): "max-age = 100000000000000000000" in imgcache.conf
         // is a valid duration past Int's range, and `stat` prints it.
         guard let whole = Int(exactly: seconds) else { return "\(seconds)s" }

@@ -33,8 +33,8 @@ extension ImageManager {
         if let name = request.variantName, let entry = response.entry, request.storesToDisk {
             do {
                 try disk.storeVariant(
-                    bytes, transform: name, fileExtension: format.fileExtension, of: entry,
-                    key: response.key)
+                    bytes, transform: name, fileExtension: OutputFormat.encoded(format).fileExtension,
+                    of: entry, key: response.key)
             } catch {
                 events.emit("variant not kept: \(request.url): \(error)")
             }

@@ -106,7 +106,14 @@ struct DownloadOptions: ParsableArguments {
     }
 
     /// The cache key policy these options ask for.
-    var keyPolicy: CacheKeyPolicy { key.policy }
+    /// Sets what these options say about the manager: the key policy, the
+    /// cookie jar, connections per host and the decoding limits.
+    func apply(to configuration: inout ImageManager.Configuration) {
+        configuration.keyPolicy = key.policy
+        configuration.cookieJar = cookieJar.map(Environment.absolutePath)
+        configuration.maxConnectionsPerHost = maxPerHost
+        configuration.limits = limits
+    }
 
     /// An image request for `url` with these options.
     func request(for url: String) -> ImageRequest {

@@ -63,16 +63,16 @@ struct FetchOutput {
             return
         }
         if streamsPixels, let format = command.decode, response.image == nil {
-            return try writeStreamed(response, as: format.pixelFormat, index: index)
+            return try writeStreamed(response, as: format, index: index)
         }
         let bytes: [UInt8]
         let fileExtension: String
         if let format = command.decode, let image = response.image {
-            bytes = try encode(image, as: format.pixelFormat)
-            fileExtension = format.rawValue
+            bytes = try encode(image, as: format)
+            fileExtension = OutputFormat.pixels(format).fileExtension
         } else if let encoded = response.encoded {
             bytes = encoded.bytes
-            fileExtension = encoded.format.fileExtension
+            fileExtension = OutputFormat.encoded(encoded.format).fileExtension
         } else {
             bytes = response.bytes
             fileExtension = response.info.format.fileExtension
@@ -94,21 +94,20 @@ struct FetchOutput {
     /// Whether `--decode ppm|pam` pixels go straight from the decoder to the
     /// output, row by row, with no decoded image kept: full size, every frame.
     private var streamsPixels: Bool {
-        guard let decode = command.decode, decode != .png, !command.global.json else { return false }
+        guard let decode = command.decode, decode.isStreamable, !command.global.json else { return false }
         return command.scaleTarget == nil && command.rendition.encoding == nil && command.frame == nil
     }
 
     /// Decodes `response` into the output as it goes (see `streamsPixels`);
     /// the same destinations as `write`.
-    private func writeStreamed(_ response: ImageResponse, as format: PixelOutputFormat, index: Int) throws {
+    private func writeStreamed(_ response: ImageResponse, as format: OutputFormat.Pixels, index: Int) throws {
         let decode = { (output: @escaping OutputFile.Writer) throws in
-            var writer = NetpbmRowWriter(format: format, output: output)
-            try manager.decodePixels(of: response, channels: writer.channels, into: &writer)
+            try manager.writePixels(of: response, as: format, to: output)
         }
         if let file = command.output.isEmpty ? nil : command.output[index] {
             try OutputFile.write(to: Environment.absolutePath(file), producing: decode)
         } else if let directory = command.outputDir {
-            let name = "\(response.key.hash).\(format.fileExtension)"
+            let name = "\(response.key.hash).\(OutputFormat.pixels(format).fileExtension)"
             try OutputFile.write(to: Environment.absolutePath(OutputFile.path(name, in: directory)), producing: decode)
         } else if StandardStreams.isTerminal(1) {
             StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)")

@@ -1,10 +1,6 @@
 import ImageCore
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A one-line progress display on stderr, redrawn at most ten times a second,
 /// fitted to the terminal's width, and cleared at the end so no partial line
 /// is left behind. It uses no colour; with TERM=dumb it uses no escape
@@ -102,7 +98,7 @@ final class ProgressBar: Sendable {
             let remaining = elapsed / Double(done) * Double(total - done)
             parts.append(("ETA \(Self.clock(remaining))", 0))
         }
-        let width = Self.terminalWidth() - 1
+        let width = (StandardStreams.terminalColumns(2) ?? 80) - 1
         func joined() -> String { parts.map(\.text).joined(separator: "  ") }
         var line = joined()
         while line.count > width,
@@ -132,11 +128,5 @@ final class ProgressBar: Sendable {
         let whole = Int(seconds.rounded())
         let (minutes, secs) = (whole / 60, whole % 60)
         return "\(minutes):\(secs < 10 ? "0" : "")\(secs)"
-    }
-
-    private static func terminalWidth() -> Int {
-        var size = winsize()
-        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
     }
 }

@@ -7,7 +7,7 @@ enum RemotePurge {
     static func run(
         _ urls: [String], global: GlobalOptions<some GlobalOptionsHelp>, keyPolicy: CacheKeyPolicy
     ) async throws {
-        let manager = try CacheSession.open(global, keyPolicy: keyPolicy)
+        let manager = try CacheSession.open(global) { $0.keyPolicy = keyPolicy }
         var failures: [ImageCoreError] = []
         for url in urls {
             for (storage, outcome) in await manager.removeFromRemoteStorage(url) {

@@ -6,7 +6,7 @@ enum StatReport {
         _ summary: CacheSummary, directory: CacheDirectory, configuration: CacheConfiguration,
         json: Bool
     ) {
-        let counters = Statistics.Counter.allCases.map { ($0.rawValue, summary.counters[$0, default: 0]) }
+        let counters = summary.namedCounters
         if json {
             var record = JSONRecord()
             record.add("cache_dir", directory.root)

@@ -27,7 +27,7 @@ extension IMGCacheCommand {
         var outputDir: String?
 
         @Option(help: ArgumentHelp("Write decoded pixels instead: pam (RGBA), ppm (RGB) or png.", valueName: "format"))
-        var decode: DecodeFormat?
+        var decode: OutputFormat.Pixels?
 
         @Option(
             parsing: .unconditional,
@@ -51,7 +51,7 @@ extension IMGCacheCommand {
             help: ArgumentHelp(
                 "Write the image re-encoded: jpeg, png, webp, gif or avif. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.",
                 valueName: "format"))
-        var encode: EncodeFormat?
+        var encode: OutputFormat.Encoding?
 
         @Option(
             parsing: .unconditional,
@@ -106,10 +106,9 @@ extension IMGCacheCommand {
 
         func run() async throws {
             try makeOutputDirectory()
-            let manager = try CacheSession.open(
-                global, readOnly: true, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                maxPerHost: download.maxPerHost, appliesOrientation: !noOrient,
-                limits: download.limits)
+            let manager = try CacheSession.open(global, readOnly: true, appliesOrientation: !noOrient) {
+                download.apply(to: &$0)
+            }
             SignalTrap.install { manager.cancelAll() }
             let failures = await FetchOutput(command: self, manager: manager, progress: global.progressBar()).fetchAll()
             try? await manager.finish()
@@ -135,7 +134,7 @@ extension IMGCacheCommand.Fetch {
         rendition.frame = frame
         rendition.scale = scaleTarget
         rendition.encoding =
-            encode.map { .format($0.imageFormat) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
+            encode.map { .format($0) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
         rendition.quality = quality
         rendition.appliesOrientation = !noOrient
         return rendition
@@ -149,27 +148,6 @@ extension IMGCacheCommand.Fetch {
         } catch {
             StandardStreams.printError("imgcache: \(ImageCoreError(reporting: error).message)")
             throw ExitCode(1)
-        }
-    }
-}
-
-/// `--encode`'s values (CLI-side, like `DecodeFormat`).
-enum EncodeFormat: String, CaseIterable, ExpressibleByArgument {
-    case jpeg, png, webp, gif, avif
-
-    var imageFormat: ImageEncodeFormat { ImageEncodeFormat(rawValue: rawValue)! }
-}
-
-/// `--decode`'s values; a CLI-side enum because conforming ImageCore's type to
-/// an ArgumentParser protocol would be a retroactive conformance.
-enum DecodeFormat: String, CaseIterable, ExpressibleByArgument {
-    case pam, ppm, png
-
-    var pixelFormat: PixelOutputFormat {
-        switch self {
-        case .pam: .pam
-        case .ppm: .ppm
-        case .png: .png
         }
     }
 }

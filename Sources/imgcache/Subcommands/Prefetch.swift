@@ -1,10 +1,6 @@
 import ArgumentParser
 import ImageCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension IMGCacheCommand {
     struct Prefetch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -35,18 +31,20 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let fd = try openInput()
-            let manager = try CacheSession.open(
-                global, keyPolicy: download.keyPolicy, cookieJar: download.cookieJar,
-                concurrency: concurrency, maxPerHost: download.maxPerHost, order: lifo ? .lifo : .fifo,
-                memoryLimit: 0, limits: download.limits)
+            let input = try openInput()
+            let manager = try CacheSession.open(global) { configuration in
+                download.apply(to: &configuration)
+                configuration.maxConcurrentDownloads = concurrency
+                configuration.order = lifo ? .lifo : .fifo
+                configuration.cache.memoryLimit = 0
+            }
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
             let run = PrefetchRun(
                 manager: manager, download: download, json: global.json, progress: progress,
                 window: concurrency * 4)
             let tally = await run.process(
-                LineReader(fd: fd), expectedTotal: progress == nil ? nil : URLListCount.count(fd))
+                input, expectedTotal: progress == nil ? nil : URLListCount.count(input.fd))
             progress?.finish()
             try? await manager.finish()
             if !global.quiet { StandardStreams.printError(tally.summary) }
@@ -55,20 +53,20 @@ extension IMGCacheCommand {
 
         /// The URL list: the file named, or stdin unless it is a terminal
         /// (then the help, exit 64). A file that cannot be opened is exit 1.
-        private func openInput() throws -> Int32 {
+        private func openInput() throws -> LineReader {
             guard let file else {
                 guard !StandardStreams.isTerminal(0) else {
                     StandardStreams.printError(Self.helpMessage())
                     throw ExitCode(64)
                 }
-                return 0
+                return LineReader(fd: 0)
             }
-            let fd = open(file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                StandardStreams.printError("imgcache: \(file): \(String(cString: strerror(errno)))")
+            do {
+                return try LineReader(opening: file)
+            } catch {
+                StandardStreams.printError("imgcache: \(ImageCoreError(reporting: error).message)")
                 throw ExitCode(1)
             }
-            return fd
         }
     }
 }

@@ -90,7 +90,7 @@ struct JPEGReferenceTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let bytes = try [UInt8](Data(contentsOf: file))
         let whole = try ImageDecoder().decode(bytes, frame: nil)
-        for format in [PixelOutputFormat.ppm, .pam] {
+        for format in [OutputFormat.Pixels.ppm, .pam] {
             let collected = Collected()
             var writer = NetpbmRowWriter(format: format) { collected.bytes += $0 }
             try ImageDecoder().decode(bytes, channels: writer.channels, into: &writer)

@@ -87,7 +87,7 @@ import Testing
     @Test func encodedThumbnailsDecodeBackAtTheirSize() throws {
         let source = try ImageDecoder().decode(
             Fixtures.bytes("baseline.jpg"), frame: nil, scale: .fit(width: 16, height: 16))
-        for format in ImageEncodeFormat.allCases {
+        for format in OutputFormat.Encoding.allCases {
             let bytes = try encode(source, as: format, quality: 90)
             let info = try ImageDecoder().inspect(bytes)
             #expect(info.format.rawValue == format.rawValue)

@@ -41,7 +41,7 @@ import Testing
         }
         for (name, bytes) in images {
             guard let whole = try? ImageDecoder().decode(bytes, frame: nil) else { continue }
-            for format in [PixelOutputFormat.ppm, .pam] {
+            for format in [OutputFormat.Pixels.ppm, .pam] {
                 let collected = Collected()
                 var writer = NetpbmRowWriter(format: format) { collected.bytes += $0 }
                 try ImageDecoder().decode(bytes, channels: writer.channels, into: &writer)

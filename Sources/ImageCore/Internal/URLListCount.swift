@@ -5,10 +5,11 @@
 /// Counts the URLs in a list that is a regular file, in one cheap pass with
 /// `pread` (the descriptor's offset is left alone), so the progress bar of a
 /// prefetch can show a total and an ETA from the start. Pipes cannot be
-/// rewound: their total is known only when input ends.
-enum URLListCount {
+/// rewound: their total is known only when input ends. For `prefetch`
+/// (package access).
+package enum URLListCount {
     /// URL lines (not blank, not `#` comments) in `fd`, or nil if it is not a regular file.
-    static func count(_ fd: Int32) -> Int? {
+    package static func count(_ fd: Int32) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -16,8 +17,9 @@ enum URLListCount {
         var urls = 0
         var atLineStart = true
         while true {
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                POSIXFile.retryingInterrupts { pread(fd, buffer.baseAddress!, buffer.count, offset) }
+            }
             guard count > 0 else { break }
             offset += off_t(count)
             for byte in chunk[..<count] {

@@ -1,23 +1,29 @@
-import ImageCore
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Writes user-requested output files atomically: a temporary file beside the
-/// target, then a rename, so a reader never sees half an image. A target
-/// that exists and is not a regular file (`/dev/null`, a FIFO, a symbolic
-/// link) is written through instead: renaming over it would replace the
-/// device or the link itself.
-enum OutputFile {
-    static func write(_ bytes: [UInt8], to path: String) throws {
+/// Writes user-requested output files (`fetch -o`, `--output-dir`)
+/// atomically: a temporary file beside the target, then a rename, so a
+/// reader never sees half an image. A target that exists and is not a
+/// regular file (`/dev/null`, a FIFO, a symbolic link) is written through
+/// instead: renaming over it would replace the device or the link itself.
+/// Failures are `.failure` errors ("cannot write PATH: reason"), not cache
+/// errors. A bare descriptor rather than an `OpenFile`: `fetch -o` on the
+/// warm-hit path allocates nothing it does not need. For the command line
+/// (package access).
+package enum OutputFile {
+    /// A function that writes one piece of output.
+    package typealias Writer = (UnsafeRawBufferPointer) throws -> Void
+
+    /// Writes `bytes` to `path`.
+    package static func write(_ bytes: [UInt8], to path: String) throws {
         try write(to: path) { write in try bytes.withUnsafeBytes { try write($0) } }
     }
 
     /// Writes what `produce` hands to its `write` function piece by piece
     /// (streamed pixels), with the same atomicity: a failure part-way, in
     /// `produce` or in writing, leaves no file behind.
-    static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
+    package static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
         var info = stat()
         if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
             return try writeThrough(to: path, producing: produce)
@@ -43,7 +49,7 @@ enum OutputFile {
 
     /// Creates `path` and any missing parents (mode 0777 less the umask), as
     /// `wget -P` and `curl --create-dirs` do; an existing directory is fine.
-    static func makeDirectory(_ path: String) throws {
+    package static func makeDirectory(_ path: String) throws {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/\(component)"
@@ -58,18 +64,15 @@ enum OutputFile {
     }
 
     /// `name` inside `directory`, with one slash between them however `directory` ends.
-    static func path(_ name: String, in directory: String) -> String {
+    package static func path(_ name: String, in directory: String) -> String {
         var directory = Substring(directory)
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         return directory == "/" ? "/\(name)" : "\(directory)/\(name)"
     }
 
-    /// A function that writes one piece of output.
-    typealias Writer = (UnsafeRawBufferPointer) throws -> Void
-
     private static func writer(_ fd: Int32, _ path: String) -> Writer {
         { buffer in
-            guard StandardStreams.writeAll(fd, buffer) else { throw outputError("cannot write", path, errno) }
+            guard POSIXFile.writeAll(fd, buffer) else { throw outputError("cannot write", path, errno) }
         }
     }
 
@@ -83,6 +86,6 @@ enum OutputFile {
     }
 
     private static func outputError(_ what: String, _ path: String, _ code: Int32) -> ImageCoreError {
-        ImageCoreError(.failure, "\(what) \(path): \(String(cString: strerror(code)))")
+        ImageCoreError(.failure, "\(what) \(path): \(systemErrorMessage(code))")
     }
 }

@@ -2,10 +2,11 @@
     import Glibc
 #endif
 
-/// The process environment, read without Foundation.
-enum Environment {
+/// The process environment, read without Foundation. For the command line
+/// (package access).
+package enum Environment {
     /// All environment variables.
-    static var variables: [String: String] {
+    package static var variables: [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -19,7 +20,7 @@ enum Environment {
     }
 
     /// `path` made absolute against the working directory.
-    static func absolutePath(_ path: String) -> String {
+    package static func absolutePath(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }

@@ -6,18 +6,33 @@ import Dispatch
 
 /// Reads lines from a file descriptor as a stream, a chunk at a time, so a
 /// list of any length is read in constant memory. Reads happen on Dispatch's
-/// pool: a blocking `read(2)` must not hold a cooperative thread.
-struct LineReader: AsyncSequence {
-    typealias Element = String
+/// pool: a blocking `read(2)` must not hold a cooperative thread. For
+/// `prefetch` (package access).
+package struct LineReader: AsyncSequence {
+    package typealias Element = String
 
-    let fd: Int32
+    /// The descriptor read from.
+    package let fd: Int32
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    /// Reads `fd` (stdin is 0).
+    package init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Opens the file at `path` for reading; a failure is a `.failure`
+    /// error, "PATH: reason". The corresponding C function is `open`.
+    package init(opening path: String) throws {
+        let fd = POSIXFile.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw ImageCoreError(.failure, "\(path): \(systemErrorMessage(errno))") }
+        self.fd = fd
+    }
+
+    package struct AsyncIterator: AsyncIteratorProtocol {
         let fd: Int32
         var buffer: [UInt8] = []
         var finished = false
 
-        mutating func next() async -> String? {
+        package mutating func next() async -> String? {
             while true {
                 if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -38,17 +53,16 @@ struct LineReader: AsyncSequence {
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
                     var chunk = [UInt8](repeating: 0, count: 65536)
-                    var count = 0
-                    repeat {
-                        count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-                    } while count < 0 && errno == EINTR
+                    let count = chunk.withUnsafeMutableBytes { buffer in
+                        POSIXFile.retryingInterrupts { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
+                    }
                     continuation.resume(returning: Array(chunk.prefix(Swift.max(count, 0))))
                 }
             }
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(fd: fd)
     }
 }

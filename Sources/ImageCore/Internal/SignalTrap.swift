@@ -7,23 +7,23 @@ import Synchronization
 
 /// Turns SIGINT and SIGTERM into a cancellation: in-flight downloads are
 /// cancelled (their temporary files removed), the command finishes what it
-/// can and exits 130.
+/// can and exits 130. For the command line (package access).
 ///
 /// Why a self-pipe rather than a Dispatch signal source: on Linux those use
 /// signalfd, which only sees a signal that every thread blocks; a signal
 /// delivered to one of the concurrency runtime's or libcurl's threads would
 /// be lost. The handler only writes a byte, which is async-signal-safe.
-enum SignalTrap {
+package enum SignalTrap {
     /// Why unsafe: written once by `install`, before the handler can run;
     /// read by the handler, which may not take locks.
     nonisolated(unsafe) private static var wakeUpDescriptor: Int32 = -1
     private static let interrupted = Atomic<Bool>(false)
 
     /// Whether a signal arrived.
-    static var wasInterrupted: Bool { interrupted.load(ordering: .relaxed) }
+    package static var wasInterrupted: Bool { interrupted.load(ordering: .relaxed) }
 
     /// Calls `onSignal` once per signal instead of dying.
-    static func install(_ onSignal: @escaping @Sendable () -> Void) {
+    package static func install(_ onSignal: @escaping @Sendable () -> Void) {
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else { return }
         let readEnd = descriptors[0]
@@ -31,9 +31,7 @@ enum SignalTrap {
         DispatchQueue.global().async {
             var byte: UInt8 = 0
             while true {
-                let count = read(readEnd, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                guard count == 1 else { return }
+                guard POSIXFile.retryingInterrupts({ read(readEnd, &byte, 1) }) == 1 else { return }
                 interrupted.store(true, ordering: .relaxed)
                 onSignal()
             }
@@ -47,5 +45,12 @@ enum SignalTrap {
         action.sa_flags = SA_RESTART
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+    }
+
+    /// A write past `ulimit -f` then fails with EFBIG (a cache error, exit 8)
+    /// instead of killing the process. The corresponding C call is
+    /// `signal(SIGXFSZ, SIG_IGN)`.
+    package static func ignoreFileSizeLimitSignal() {
+        signal(SIGXFSZ, SIG_IGN)
     }
 }
