@@ -73,7 +73,7 @@ extension CacheEntry {
 extension CacheEntry {
     /// Version 3 checks bytes with XXH3-128 (version 2 used SHA-256); a
     /// record of another version reads as a miss (`isOtherVersion`).
-    private static let magic = "imgcache-entry 3"
+    static let magic = "imgcache-entry 3"
     private static let magicPrefix = Array("imgcache-entry ".utf8)
 
     /// Whether `bytes` is a whole record of another version: a miss, to be
@@ -120,64 +120,7 @@ extension CacheEntry {
         return Array((body + "check \(Self.seal(Array(body.utf8)))\n").utf8)
     }
 
-    /// Parses a record; nil if it is damaged, incomplete or of another version.
-    init?(parsing bytes: [UInt8]) {
-        guard let checkStart = Self.lastLineStart(bytes) else { return nil }
-        let body = Array(bytes[..<checkStart])
-        let checkLine = String(decoding: bytes[checkStart...], as: UTF8.self)
-        guard checkLine == "check \(Self.seal(body))\n" else { return nil }
-        var fields: [Substring: Substring] = [:]
-        var variants: [Variant] = []
-        let text = String(decoding: body, as: UTF8.self)
-        var lines = text.split(separator: "\n")
-        guard lines.first == Substring(Self.magic) else { return nil }
-        lines.removeFirst()
-        for line in lines {
-            // The writer drops newline characters ("\r", U+2028) from values, so a
-            // line holding one was not written by it; rewriting such a record
-            // changed its values or made it unreadable (found by fuzzing).
-            guard let space = line.firstIndex(of: " "), !line.contains(where: \.isNewline) else { return nil }
-            let (name, value) = (line[..<space], line[line.index(after: space)...])
-            if name == "variant" {
-                let parts = value.split(separator: " ")
-                guard parts.count == 4, let count = Int(parts[1]), parts[2].count == 32, !parts[0].contains("/") else {
-                    return nil
-                }
-                variants.append(
-                    Variant(
-                        transform: String(parts[3]), fileName: String(parts[0]), byteCount: count,
-                        checksum: String(parts[2])))
-            } else {
-                fields[name] = value
-            }
-        }
-        guard let key = fields["key"], let url = fields["url"],
-            let format = fields["format"].flatMap({ ImageFormat(rawValue: String($0)) }),
-            let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
-            let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
-            let checksum = fields["xxh3"], checksum.count == 32,
-            let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
-            !data.contains("/")
-        else { return nil }
-        self.init(
-            key: String(key), url: String(url),
-            info: ImageInfo(
-                format: format, width: width, height: height, frameCount: frames,
-                loopCount: fields["loop"].flatMap { Int($0) },
-                orientation: fields["orientation"].flatMap { Int($0) } ?? 1),
-            byteCount: byteCount, checksum: String(checksum), storedAt: storedAt,
-            response: StoredResponse(
-                etag: fields["etag"].map(String.init),
-                lastModified: fields["last-modified"].map(String.init),
-                cacheControl: fields["cache-control"].map(String.init),
-                freshUntil: fields["fresh-until"].flatMap { Double($0) },
-                vary: fields["vary"].map(String.init),
-                variantKey: fields["vary-key"].map(String.init)),
-            dataFileName: String(data))
-        self.variants = variants
-    }
-
-    private static func lastLineStart(_ bytes: [UInt8]) -> Int? {
+    static func lastLineStart(_ bytes: [UInt8]) -> Int? {
         guard bytes.count > 2, bytes.last == UInt8(ascii: "\n") else { return nil }
         var index = bytes.count - 2
         while index >= 0 && bytes[index] != UInt8(ascii: "\n") { index -= 1 }

@@ -47,17 +47,19 @@ public final class DiskCache: Sendable {
     }
 
     /// Stores `bytes` (also found in the file at `temporaryPath`, which is
-    /// consumed) under `key`, replacing any older entry.
+    /// consumed) under `key`, replacing any older entry. A caller that knows
+    /// there is none (it looked under the key's download lock) passes
+    /// `replacing: false`, which saves reading the old record.
     public func store(
         _ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
-        response: StoredResponse
+        response: StoredResponse, replacing: Bool = true
     ) throws -> CachedData {
         let checksum = Digest.xxh3Hex(bytes)
         let dataPath = directory.dataPath(key.hash, checksum: checksum, byteCount: bytes.count, format: info.format)
         let source = try temporaryPath ?? POSIXFile.writeTemporary(bytes, in: directory.temporary)
         try POSIXFile.rename(source, to: dataPath, creatingDirectory: true)
 
-        let previous = try? readEntry(key.hash)
+        let previous = replacing ? try? readEntry(key.hash) : nil
         let now = WallClock.now()
         var entry = CacheEntry(
             key: key.string, url: url, info: info, byteCount: bytes.count, checksum: checksum,

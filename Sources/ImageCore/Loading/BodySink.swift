@@ -1,13 +1,16 @@
 /// The file a transfer's body streams into, written as the bytes arrive,
 /// after a check against the size limit. Closing it (or dropping it) closes
 /// the file; the file's name outlives it, for the caller to rename into the
-/// cache or remove.
+/// cache or remove. The bytes are kept in memory too, so the caller, who
+/// verifies and checksums them, need not read the file back.
 final class BodySink {
     /// Where the body is written.
     private(set) var path: String
     private let file: OpenFile
     /// Bytes written by this transfer.
     private(set) var received = 0
+    /// What this transfer wrote, in order.
+    private(set) var bytes: [UInt8] = []
 
     /// A sink writing to `file` at its current offset.
     init(_ file: OpenFile) {
@@ -27,8 +30,15 @@ final class BodySink {
         guard kept + received + chunk.count <= limit else {
             throw ImageCoreError(.image, "body larger than the limit of \(limit) bytes")
         }
+        if received == 0 { bytes.reserveCapacity(chunk.count) }
         try file.write(chunk)
+        bytes.append(contentsOf: chunk)
         received += chunk.count
+    }
+
+    /// Makes room for a body of `expected` bytes (Content-Length), up to `limit`.
+    func expect(_ expected: Int?, limit: Int) {
+        if let expected, expected > 0 { bytes.reserveCapacity(min(expected, limit)) }
     }
 
     /// Names the finished body by its new path, after a rename.

@@ -70,6 +70,7 @@ final class CurlTransfer {
                 sniffer.skip()
                 events.emit("resumed \(request.url) at \(kept) bytes")
             }
+            sink.expect(easy.contentLength, limit: request.maxBytes)
         }
         if request.expectsImage, let problem = sniffer.take(chunk) {
             abortReason = problem
@@ -161,7 +162,7 @@ final class CurlTransfer {
         DownloadResponse(
             status: status, effectiveURL: easy.effectiveURL ?? request.url, headers: head.headers,
             bodyPath: sink?.path ?? "", bodySize: kept + (sink?.received ?? 0),
-            requestTime: requestTime, responseTime: WallClock.now())
+            body: kept == 0 ? sink?.bytes : nil, requestTime: requestTime, responseTime: WallClock.now())
     }
 }
 

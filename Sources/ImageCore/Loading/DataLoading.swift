@@ -10,6 +10,9 @@ public struct DownloadResponse: Sendable {
     public var bodyPath: String
     /// Bytes in the body.
     public var bodySize: Int
+    /// The body's bytes, also in `bodyPath`; nil when part of them came from
+    /// an earlier transfer (a resumed body): then read the file.
+    public var body: [UInt8]?
     /// When the request was sent and the response arrived (seconds since 1970).
     public var requestTime: Double
     /// When the response was complete.

@@ -69,7 +69,7 @@ struct CacheInventory {
         }
         var shared: [Int] = []  // items with more than one data file
         for file in others {
-            if let hash = EntryHash(file), file.hasPrefix(".partial", at: 64) {
+            if EntryHash(file) != nil, file.hasPrefix(".partial", at: 64) {
                 if let status = open.status(file) { shard.partials.append((file, status.modified)) }
             } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = itemIndex[hash] {
                 shard.items[index].bytes += bytes
@@ -92,6 +92,7 @@ struct CacheInventory {
     /// Directories an older layout left under `entries/` (two-digit shards).
     static func oldLayoutShards(in directory: CacheDirectory) -> [String] {
         POSIXFile.list(directory.entries).filter { $0.utf8.count == 2 }.map { "\(directory.entries)/\($0)" }
+            .filter(POSIXFile.isDirectory)
     }
 
     /// The size a data file's name says (`<hash>.<sum>.<size>.<ext>`, and

@@ -28,38 +28,47 @@ extension ImageManager {
         defer { if locked { locks?.unlock(key.hash) } }
         // Another process may have stored it between our lookup and our
         // taking the lock (it downloads, stores, then unlocks): look again.
-        if locked, stale == nil, request.storesToDisk, !request.refresh, let cached = try disk.lookup(key),
-            CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve
-        {
-            return storedElsewhere(cached, request)
+        // Found absent under the lock, it stays absent until we store it.
+        var absent = false
+        if locked, stale == nil, request.storesToDisk, !request.refresh {
+            let cached = try disk.lookup(key)
+            if let cached, CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve {
+                return storedElsewhere(cached, request)
+            }
+            absent = cached == nil
         }
         var stale = stale
         if let remote, stale == nil || !request.refresh {
             switch try await lookUpRemote(remote, request, key: key) {
             case .served(let fetched): return fetched
-            case .lendsValidators(let local): stale = local
+            case .lendsValidators(let local):
+                stale = local
+                absent = false
             case .none: break
             }
         }
-        return try await fetchFromOrigin(request, key: key, stale: stale)
+        return try await fetchFromOrigin(request, key: key, stale: stale, absent: absent)
     }
 
     /// The origin's answer: a 304 merged into the stale entry, or a new body
     /// verified and stored.
-    private func fetchFromOrigin(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> Fetched {
+    /// `absent`: no entry is stored (checked under the download lock).
+    private func fetchFromOrigin(
+        _ request: ImageRequest, key: CacheKey, stale: CachedData?, absent: Bool
+    ) async throws -> Fetched {
         let downloaded = try await downloadRetrying(
             download(for: request, key: key, stale: stale),
             retries: request.retries)
         var consumed = false
         defer { if !consumed { _ = try? POSIXFile.remove(downloaded.bodyPath) } }
         if downloaded.status == 304 { return try merge(notModified: downloaded, into: stale, request, key: key) }
-        guard let bytes = try POSIXFile.read(downloaded.bodyPath) else {
+        guard let bytes = try downloaded.body ?? POSIXFile.read(downloaded.bodyPath) else {
             throw ImageCoreError(.cacheIO, "downloaded body vanished from \(downloaded.bodyPath)")
         }
         statistics.add(.downloads)
         statistics.add(.bytesDownloaded, bytes.count)
         let info = try await verify(bytes)
-        let stored = try store(downloaded, bytes: bytes, info: info, request, key: key)
+        let stored = try store(downloaded, bytes: bytes, info: info, request, key: key, replacing: !absent)
         consumed = stored != nil
         return Fetched(info: info, bytes: bytes, stored: stored, source: .downloaded)
     }

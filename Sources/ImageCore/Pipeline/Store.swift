@@ -10,10 +10,11 @@ extension ImageManager {
 
     /// Stores a verified download unless the request or the server forbids
     /// it (`--no-store`, `Cache-Control: no-store`); nil when not stored.
-    /// Moves the downloaded file into the cache.
+    /// Moves the downloaded file into the cache; `replacing` says whether an
+    /// older entry may be there to remove.
     func store(
         _ downloaded: DownloadResponse, bytes: [UInt8], info: ImageInfo, _ request: ImageRequest,
-        key: CacheKey
+        key: CacheKey, replacing: Bool = true
     ) throws -> CachedData? {
         guard request.storesToDisk else { return nil }
         if CacheControl(downloaded.headers["cache-control"]).noStore {
@@ -27,7 +28,7 @@ extension ImageManager {
             requestTime: downloaded.requestTime, responseTime: downloaded.responseTime)
         let stored = try disk.store(
             bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
-            response: response)
+            response: response, replacing: replacing)
         storedEntries.add(1, ordering: .relaxed)
         remote?.upload(stored.entry, bytes: bytes, key: key, url: request.url)
         if let maxSize = configuration.cache.maxSize,

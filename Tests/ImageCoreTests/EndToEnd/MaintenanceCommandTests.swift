@@ -166,6 +166,26 @@ import Testing
         #expect(try run(["stat", "-q", server.url("/a.png")]).status == 0)
     }
 
+    @Test func cleanRemovesTheTwoDigitShardsOfAnOlderLayout() throws {
+        server.route("/a.png", .ok(image(1)))
+        _ = try run(["fetch", server.url("/a.png"), "-o", "/dev/null"])
+        let hash = CacheKey(server.url("/b.png")).hash
+        let oldShard = "\(cache.path)/entries/\(hash.prefix(2))"
+        let oldFailed = "\(cache.path)/failed/\(hash.prefix(2))"
+        for directory in [oldShard, oldFailed] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        for path in ["\(oldShard)/\(hash).meta", "\(oldShard)/\(hash).0123456789abcdef.5.png", "\(oldFailed)/\(hash)"] {
+            _ = FileManager.default.createFile(atPath: path, contents: Data("old".utf8))
+        }
+        let clean = try run(["clean", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(clean.stdout)) as? [String: Any])
+        #expect(report["expired"] as? Int == 0 && report["entries_left"] as? Int == 1, "\(report)")
+        #expect(report["stray_files_removed"] as? Int == 2 && report["failed_records_removed"] as? Int == 1, "\(report)")
+        #expect(!FileManager.default.fileExists(atPath: oldShard) && !FileManager.default.fileExists(atPath: oldFailed))
+        #expect(try run(["stat", "-q", server.url("/a.png")]).status == 0, "the current entry stays")
+    }
+
     @Test func maxSizeInTheConfigurationTrimsAfterStoring() throws {
         for index in 0..<6 { server.route("/\(index).png", .ok(image(index, size: 2000))) }
         let limit = image(5, size: 2000).count * 3

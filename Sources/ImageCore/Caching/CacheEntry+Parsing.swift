@@ -1,0 +1,81 @@
+extension CacheEntry {
+    /// Parses a record; nil if it is damaged, incomplete or of another
+    /// version. Works on the bytes: a warm prefetch parses a record per URL,
+    /// and Unicode-aware string splitting made that its largest cost.
+    init?(parsing bytes: [UInt8]) {
+        guard let checkStart = Self.lastLineStart(bytes) else { return nil }
+        let body = bytes[..<checkStart]
+        guard bytes[checkStart...].elementsEqual(Array("check \(Self.seal(Array(body)))\n".utf8)) else { return nil }
+        var lines = body.split(separator: Self.newline)
+        guard let first = lines.first, first.elementsEqual(Self.magic.utf8) else { return nil }
+        lines.removeFirst()
+        var fields: [String: String] = [:]
+        var variants: [Variant] = []
+        for line in lines {
+            // The writer drops newline characters ("\r", U+2028) from values, so a
+            // line holding one was not written by it; rewriting such a record
+            // changed its values or made it unreadable (found by fuzzing).
+            guard let space = line.firstIndex(of: UInt8(ascii: " ")), !Self.holdsNewline(line) else { return nil }
+            let name = String(decoding: line[..<space], as: UTF8.self)
+            let value = String(decoding: line[(space + 1)...], as: UTF8.self)
+            if name == "variant" {
+                guard let variant = Self.variant(value) else { return nil }
+                variants.append(variant)
+            } else {
+                fields[name] = value
+            }
+        }
+        guard let key = fields["key"], let url = fields["url"],
+            let format = fields["format"].flatMap({ ImageFormat(rawValue: $0) }),
+            let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
+            let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
+            let checksum = fields["xxh3"], checksum.utf8.count == 32,
+            let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
+            !data.utf8.contains(UInt8(ascii: "/"))
+        else { return nil }
+        self.init(
+            key: key, url: url,
+            info: ImageInfo(
+                format: format, width: width, height: height, frameCount: frames,
+                loopCount: fields["loop"].flatMap { Int($0) },
+                orientation: fields["orientation"].flatMap { Int($0) } ?? 1),
+            byteCount: byteCount, checksum: checksum, storedAt: storedAt,
+            response: StoredResponse(
+                etag: fields["etag"], lastModified: fields["last-modified"],
+                cacheControl: fields["cache-control"], freshUntil: fields["fresh-until"].flatMap { Double($0) },
+                vary: fields["vary"], variantKey: fields["vary-key"]),
+            dataFileName: data)
+        self.variants = variants
+    }
+
+    private static let newline = UInt8(ascii: "\n")
+
+    /// "<file> <bytes> <xxh3> <transform>"; nil if malformed.
+    private static func variant(_ value: String) -> Variant? {
+        let parts = value.utf8.split(separator: UInt8(ascii: " "))
+        guard parts.count == 4, let count = Int(Substring(parts[1])), parts[2].count == 32,
+            !parts[0].contains(UInt8(ascii: "/"))
+        else { return nil }
+        return Variant(
+            transform: String(Substring(parts[3])), fileName: String(Substring(parts[0])), byteCount: count,
+            checksum: String(Substring(parts[2])))
+    }
+
+    /// Whether `line` holds a character Swift counts as a newline: LF, VT,
+    /// FF, CR, NEL (U+0085), LS (U+2028) or PS (U+2029), in UTF-8.
+    private static func holdsNewline(_ line: ArraySlice<UInt8>) -> Bool {
+        var index = line.startIndex
+        while index < line.endIndex {
+            let byte = line[index]
+            if (0x0A...0x0D).contains(byte) { return true }
+            if byte == 0xC2, index + 1 < line.endIndex, line[index + 1] == 0x85 { return true }
+            if byte == 0xE2, index + 2 < line.endIndex, line[index + 1] == 0x80,
+                line[index + 2] == 0xA8 || line[index + 2] == 0xA9
+            {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+}
