@@ -181,7 +181,8 @@ import Testing
         let clean = try run(["clean", "--json"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(clean.stdout)) as? [String: Any])
         #expect(report["expired"] as? Int == 0 && report["entries_left"] as? Int == 1, "\(report)")
-        #expect(report["stray_files_removed"] as? Int == 2 && report["failed_records_removed"] as? Int == 1, "\(report)")
+        #expect(report["stray_files_removed"] as? Int == 2, "\(report)")
+        #expect(report["failed_records_removed"] as? Int == 1, "\(report)")
         #expect(!FileManager.default.fileExists(atPath: oldShard) && !FileManager.default.fileExists(atPath: oldFailed))
         #expect(try run(["stat", "-q", server.url("/a.png")]).status == 0, "the current entry stays")
     }
