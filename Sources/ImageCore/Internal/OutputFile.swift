@@ -4,7 +4,8 @@
 
 /// Writes user-requested output files (`fetch -o`, `--output-dir`)
 /// atomically: a temporary file beside the target, then a rename, so a
-/// reader never sees half an image. A target that exists and is not a
+/// reader never sees half an image (and a file already holding the bytes
+/// is only touched). A target that exists and is not a
 /// regular file (`/dev/null`, a FIFO, a symbolic link) is written through
 /// instead: renaming over it would replace the device or the link itself.
 /// Failures are `.failure` errors ("cannot write PATH: reason"), not cache
@@ -15,8 +16,18 @@ package enum OutputFile {
     /// A function that writes one piece of output.
     package typealias Writer = (UnsafeRawBufferPointer) throws -> Void
 
-    /// Writes `bytes` to `path`.
+    /// Writes `bytes` to `path`. A regular file that already holds exactly
+    /// these bytes (a script fetching the same image again) only has its
+    /// modification time set, as a rewrite would: replacing it would cost
+    /// a new file, which on a busy file system is the dearest part of a
+    /// warm hit.
     package static func write(_ bytes: [UInt8], to path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count,
+            (try? POSIXFile.read(path, limit: bytes.count)) == bytes, utimensat(AT_FDCWD, path, nil, 0) == 0
+        {
+            return
+        }
         try write(to: path) { write in try bytes.withUnsafeBytes { try write($0) } }
     }
 
@@ -29,7 +40,7 @@ package enum OutputFile {
             return try writeThrough(to: path, producing: produce)
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let temporary = "\(directory)/.imgcache-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = "\(directory)/.imgcache-\(UniqueName.make()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw outputError("cannot create", path, errno) }
         do {

@@ -77,6 +77,30 @@ import Testing
         #expect(server.requestCount(for: "/x.png") == 1)
     }
 
+    @Test func anOutputFileAlreadyHoldingTheBytesIsOnlyTouched() throws {
+        server.route("/x.png", .ok(png, headers: ["Cache-Control": "max-age=600"]))
+        let url = server.url("/x.png")
+        let out = cache.path + "/out.png"
+        for full in [false, true] {
+            _ = FileManager.default.createFile(atPath: out, contents: Data(png))
+            let before = try #require(try FileManager.default.attributesOfItem(atPath: out)[.systemFileNumber] as? Int)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: out)
+            let fetched = try run(["fetch", url, "-o", out] + (full ? ["--retries", "2"] : []))
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: out)
+            #expect(attributes[.systemFileNumber] as? Int == before, "the same file, not a new one")
+            let modified = try #require(attributes[.modificationDate] as? Date)
+            #expect(modified.timeIntervalSinceNow > -60, "its modification time is now, as after a rewrite")
+        }
+        // Other bytes of the same length are replaced.
+        var other = png
+        other[other.count - 1] ^= 0xFF
+        _ = FileManager.default.createFile(atPath: out, contents: Data(other))
+        #expect(try run(["fetch", url, "-o", out]).status == 0)
+        #expect(FileManager.default.contents(atPath: out) == Data(png))
+    }
+
     @Test func aWriteErrorReadsTheSameOnBothPaths() throws {
         server.route("/y.png", .ok(png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"]))
         let url = server.url("/y.png")
