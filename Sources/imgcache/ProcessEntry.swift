@@ -1,4 +1,5 @@
 import Dispatch
+import ImageCore
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,7 @@ enum ProcessEntry {
             exit(status)
         }
         WarmHit.handOverSignals()
+        MallocArenas.limit()
         Task { @MainActor in
             await IMGCacheCommand.runCommandLine()
             exit(0)

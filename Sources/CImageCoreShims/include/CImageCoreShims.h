@@ -99,4 +99,10 @@ void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]);
 /// corresponding C functions are `XXH3_128bits` and `XXH128_canonicalFromHash`.
 void imgcache_xxh3_128(const void *data, size_t size, uint8_t digest[16]);
 
+// Memory (malloc_shims.c).
+
+/// Caps glibc's heaps (arenas) at `count`; returns 1 on success. The
+/// corresponding C function is `mallopt(M_ARENA_MAX, count)`.
+int imgcache_limit_malloc_arenas(int count);
+
 #endif

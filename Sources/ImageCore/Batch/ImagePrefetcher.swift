@@ -7,8 +7,12 @@ public struct ImagePrefetcher: Sendable {
     public struct Tally: Sendable {
         /// URLs read so far.
         public var total = 0
-        /// Different URLs among `total` (a duplicate is served by the first's download).
+        /// Different URLs among `total` (a duplicate is served by the first's
+        /// download); estimated past 16 384 of them (`distinctIsEstimate`).
         public var distinct = 0
+        /// Whether `distinct` is an estimate (about 1.6 % off), which keeps
+        /// memory flat however long the list is.
+        public var distinctIsEstimate = false
         public var downloaded = 0
         /// Served from memory, disk or a remote storage.
         public var cached = 0
@@ -73,15 +77,15 @@ public struct ImagePrefetcher: Sendable {
         let manager = manager
         await withTaskGroup(of: ImageLoadResult.self) { group in
             var inFlight = 0
-            // Hashes only, to count distinct URLs: 8 bytes per URL, not the URLs themselves.
-            var seen = Set<Int>()
+            var seen = DistinctCounter()
             var iterator = lines.makeAsyncIterator()
             while let line = try? await iterator.next() {
                 if shouldStop() { break }
                 let url = String(line.trimmingWhiteSpace())
                 if url.isEmpty || url.hasPrefix("#") { continue }
                 tally.total += 1
-                if seen.insert(url.hashValue).inserted { tally.distinct += 1 }
+                seen.insert(url)
+                if !seen.isEstimate { tally.distinct = seen.count }
                 if inFlight >= window, let result = await group.next() {
                     inFlight -= 1
                     tally.count(result.outcome)
@@ -93,6 +97,8 @@ public struct ImagePrefetcher: Sendable {
                 progressed(tally)
             }
             tally.inputEnded = true
+            tally.distinct = min(seen.count, tally.total)
+            tally.distinctIsEstimate = seen.isEstimate
             for await result in group {
                 tally.count(result.outcome)
                 finished(result, tally)

@@ -40,8 +40,18 @@ struct PrefetchRun {
 extension ImagePrefetcher.Tally {
     /// The summary line for stderr.
     var summary: String {
-        "\(counted(total, "URL", "URLs"))\(distinct < total ? " (\(distinct) distinct)" : ""): \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
+        "\(counted(total, "URL", "URLs"))\(distinctNote): \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
             + "\(failed) failed, \(skipped) skipped" + (interrupted > 0 ? ", \(interrupted) interrupted" : "")
+    }
+
+    /// " (N distinct)" when the list repeated URLs; an estimate says
+    /// "about", and only when it is clearly below the total (its error is
+    /// about 1.6 %).
+    private var distinctNote: String {
+        if distinctIsEstimate {
+            return Double(distinct) < Double(total) * 0.96 ? " (about \(distinct) distinct)" : ""
+        }
+        return distinct < total ? " (\(distinct) distinct)" : ""
     }
 
     /// The progress bar's state; the total is `expectedTotal` until the input has ended.

@@ -1,0 +1,26 @@
+import Testing
+
+@testable import ImageCore
+
+/// The prefetch summary's count of different URLs: exact for ordinary
+/// lists, an estimate in bounded memory past `DistinctCounter.exactLimit`.
+struct DistinctCounterTests {
+    @Test func countsExactlyUpToTheLimit() {
+        var counter = DistinctCounter()
+        for index in 0..<DistinctCounter.exactLimit { counter.insert("http://h/\(index % 1000)") }
+        #expect(counter.count == 1000 && !counter.isEstimate)
+        for index in 0..<DistinctCounter.exactLimit { counter.insert("http://h/\(index)") }
+        #expect(counter.count == DistinctCounter.exactLimit && !counter.isEstimate)
+    }
+
+    @Test(arguments: [40_000, 200_000])
+    func estimatesWithinAFewPercentPastIt(distinct: Int) {
+        var counter = DistinctCounter()
+        for round in 0..<2 {
+            for index in 0..<distinct { counter.insert("http://example.test/img/\(index).jpg?round=\(round % 1)") }
+        }
+        #expect(counter.isEstimate)
+        let error = abs(Double(counter.count - distinct)) / Double(distinct)
+        #expect(error < 0.05, "estimated \(counter.count) of \(distinct)")
+    }
+}
