@@ -46,6 +46,20 @@ public final class DiskCache: Sendable {
         return nil
     }
 
+    /// The entry for `key` without its bytes: its record, if its data file
+    /// has the recorded size; the bytes are neither read nor verified, and
+    /// `CachedData.bytes` is empty. Marks the entry used. Nil on a miss or
+    /// a size mismatch (then `lookup` tells damage from absence).
+    public func lookupWithoutBytes(_ key: CacheKey) throws -> CachedData? {
+        guard var entry = try readEntry(key.hash) else { return nil }
+        let path = "\(directory.shard(key.hash))/\(entry.dataFileName)"
+        guard POSIXFile.status(path)?.size == entry.byteCount else { return nil }
+        POSIXFile.touch(directory.metadataPath(key.hash))
+        entry.lastUsed = WallClock.now()
+        entry.path = path
+        return CachedData(entry: entry, bytes: [], path: path)
+    }
+
     /// Stores `bytes` (also found in the file at `temporaryPath`, which is
     /// consumed) under `key`, replacing any older entry. A caller that knows
     /// there is none (it looked under the key's download lock) passes
@@ -158,14 +172,14 @@ public final class DiskCache: Sendable {
 
     private func readEntry(_ hash: String) throws -> CacheEntry? {
         let path = directory.metadataPath(hash)
-        guard let bytes = try POSIXFile.read(path, limit: 1 << 20) else { return nil }
+        guard let (bytes, modified) = try POSIXFile.readWithModificationTime(path, limit: 1 << 20) else { return nil }
         guard var entry = CacheEntry(parsing: bytes) else {
             // A record an older imgcache wrote is a miss; the next store replaces it.
             if CacheEntry.isOtherVersion(bytes) { return nil }
             discardCorrupt(hash, entry: nil, why: "damaged metadata record")
             return nil
         }
-        entry.lastUsed = POSIXFile.status(path)?.modified ?? entry.storedAt
+        entry.lastUsed = modified
         return entry
     }
 

@@ -20,6 +20,16 @@ enum POSIXFile {
 
     /// Reads a whole file. Returns nil if it does not exist.
     static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8]? {
+        try readWithModificationTime(path, limit: limit)?.bytes
+    }
+
+    /// Reads a whole file, with its modification time from the same open
+    /// descriptor (no second look-up of the path). Nil if it does not exist.
+    static func readWithModificationTime(
+        _ path: String, limit: Int = Int.max
+    ) throws -> (
+        bytes: [UInt8], modified: Double
+    )? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -30,21 +40,23 @@ enum POSIXFile {
         guard fstat(fd, &info) == 0 else { throw ImageCoreError.cacheIO("cannot stat", path: path, errno: errno) }
         let size = Int(info.st_size)
         guard size <= limit else { throw ImageCoreError(.cacheIO, "\(path) is larger than \(limit) bytes") }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        try bytes.withUnsafeMutableBytes { buffer in
+        var failure: Int32 = 0
+        // Uninitialized, not zeroed: every byte kept is one read() wrote.
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
             while done < size {
                 let n = retryingInterrupts { Glibc.read(fd, buffer.baseAddress! + done, size - done) }
-                if n < 0 { throw ImageCoreError.cacheIO("cannot read", path: path, errno: errno) }
-                if n == 0 { break }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
                 done += n
             }
+            // A file that shrank under us (a concurrent writer never does that,
+            // as writes are renames, but a damaged disk might) is returned
+            // short so that checksum verification rejects it.
+            count = done
         }
-        // A file that shrank under us (a concurrent writer never does that, as
-        // writes are renames, but a damaged disk might) is returned short so
-        // that checksum verification rejects it.
-        if done < size { bytes.removeLast(size - done) }
-        return bytes
+        if failure != 0 { throw ImageCoreError.cacheIO("cannot read", path: path, errno: failure) }
+        return (bytes, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     /// Writes `bytes` to a new file in `directory` and renames it to `path`, so

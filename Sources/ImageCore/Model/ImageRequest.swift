@@ -19,6 +19,11 @@ public struct ImageRequest: Sendable {
     public var network = NetworkPolicy.allowed
     /// Decode pixels (for `--decode`); otherwise only the header is read.
     public var decodesPixels = false
+    /// Whether the caller uses the image's bytes. A prefetch does not: a
+    /// fresh disk entry then answers from its record and its file's size,
+    /// without reading or verifying the bytes (the fetch that uses them
+    /// verifies them), and the response's `bytes` are empty.
+    public var needsBytes = true
     /// The frame to decode, or nil for every frame.
     public var frame: Int?
     /// The size to decode at (`--thumbnail`, `--max-pixels`), or nil for full size.

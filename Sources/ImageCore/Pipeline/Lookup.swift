@@ -25,6 +25,14 @@ extension ImageManager {
     /// this request. Throws `.notCached` when the request forbids both
     /// serving it and asking the origin (`only-if-cached` semantics).
     func lookUpDisk(_ request: ImageRequest, key: CacheKey) throws -> DiskLookup {
+        if !request.needsBytes, request.encoding == nil, !request.decodesPixels,
+            let present = try disk.lookupWithoutBytes(key),
+            CachePolicy.decide(present.entry, for: request, now: WallClock.now()) == .serve
+        {
+            statistics.add(.diskHits)
+            events.emit("served from disk: \(request.url)")
+            return .hit(diskResponse(present, request, key))
+        }
         guard let cached = try disk.lookup(key) else {
             statistics.add(.misses)
             return .miss

@@ -79,7 +79,8 @@ extension JSONRecord {
             record.add("height", response.info.height)
             record.add("frames", response.info.frameCount)
             record.add("orientation", response.info.orientation)
-            record.add("bytes", response.bytes.count)
+            // A prefetch's cached response carries no bytes, only their entry.
+            record.add("bytes", response.entry?.byteCount ?? response.bytes.count)
             record.add("path", response.path)
             record.add("etag", response.entry?.etag)
             record.add("last_modified", response.entry?.lastModified)

@@ -15,7 +15,13 @@ struct PrefetchRun {
     func process(_ lines: LineReader, expectedTotal: Int?) async -> ImagePrefetcher.Tally {
         let download = download
         return await ImagePrefetcher(manager: manager, window: window).prefetch(
-            lines, makeRequest: { download.request(for: $0) }, shouldStop: { SignalTrap.wasInterrupted },
+            lines,
+            makeRequest: { url in
+                // Warming needs to know an entry is there, not its bytes.
+                var request = download.request(for: url)
+                request.needsBytes = false
+                return request
+            }, shouldStop: { SignalTrap.wasInterrupted },
             progressed: { progress?.update($0.progressState(expectedTotal: expectedTotal)) },
             finished: { result, tally in
                 report(result)

@@ -166,6 +166,29 @@ import Testing
         #expect(try run(["stat", "-q", server.url("/a.png")]).status == 0)
     }
 
+    @Test func prefetchChecksAnEntrysSizeAndFetchItsBytes() throws {
+        server.route("/a.png", .ok(image(1), headers: ["Cache-Control": "max-age=600"]))
+        let url = server.url("/a.png")
+        #expect(try run(["prefetch"], stdin: Array(url.utf8)).status == 0)
+        let path = String(try run(["fetch", "--path", url]).stdoutText.dropLast())
+        var damaged = try #require(FileManager.default.contents(atPath: path))
+        damaged[damaged.count - 1] ^= 0xFF
+        try damaged.write(to: URL(fileURLWithPath: path))
+        // The same size: a prefetch takes the entry as present, without reading it.
+        let warm = try run(["prefetch"], stdin: Array(url.utf8))
+        #expect(warm.stderr.hasSuffix("1 URL: 0 downloaded, 1 already cached, 0 revalidated, 0 failed, 0 skipped\n"))
+        #expect(server.requestCount(for: "/a.png") == 1)
+        // The fetch that uses the bytes verifies them, and downloads them again.
+        #expect(try run(["fetch", url]).stdout == image(1))
+        #expect(server.requestCount(for: "/a.png") == 2)
+        // A file of another size is damage a prefetch sees.
+        try Data(image(1).prefix(10)).write(to: URL(fileURLWithPath: path))
+        let repaired = try run(["prefetch"], stdin: Array(url.utf8))
+        #expect(
+            repaired.stderr.hasSuffix("1 URL: 1 downloaded, 0 already cached, 0 revalidated, 0 failed, 0 skipped\n"))
+        #expect(server.requestCount(for: "/a.png") == 3)
+    }
+
     @Test func cleanRemovesTheTwoDigitShardsOfAnOlderLayout() throws {
         server.route("/a.png", .ok(image(1)))
         _ = try run(["fetch", server.url("/a.png"), "-o", "/dev/null"])
