@@ -10,6 +10,7 @@ extension CacheEntry {
         guard let first = lines.first, first.elementsEqual(Self.magic.utf8) else { return nil }
         lines.removeFirst()
         var fields: [String: String] = [:]
+        fields.reserveCapacity(lines.count)
         var variants: [Variant] = []
         for line in lines {
             // The writer drops newline characters ("\r", U+2028) from values, so a

@@ -38,12 +38,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Stores a value; returns how many older values were evicted to make room.
-    /// A value costlier than the whole limit is not stored.
+    /// A value costlier than the whole limit is not stored, and a cache
+    /// with a limit of zero stores nothing (not even values said to cost nothing).
     @discardableResult
     public func set(_ value: Value, for key: Key, cost: Int) -> Int {
         state.withLock { state in
             if state.nodes[key] != nil { Self.unlink(key, &state) }
-            guard cost <= costLimit else { return 0 }
+            guard costLimit > 0, cost <= costLimit else { return 0 }
             Self.linkNewest(key, Node(value: value, cost: cost), &state)
             var evicted = 0
             while state.totalCost > costLimit, let oldest = state.oldest {

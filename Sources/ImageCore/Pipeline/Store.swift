@@ -5,7 +5,9 @@ extension ImageManager {
     /// What the memory cache holds per key.
     struct Remembered: Sendable {
         var response: ImageResponse
-        var cost: Int { response.bytes.count + (response.image?.cost ?? 0) }
+        /// The bytes and pixels held, and a little for the entry itself, so
+        /// that many small images still fill the cache's limit.
+        var cost: Int { response.bytes.count + (response.image?.cost ?? 0) + 512 }
     }
 
     /// Stores a verified download unless the request or the server forbids
