@@ -71,9 +71,12 @@ bench: build
 # tests run the instrumented binary). TSan cannot see Synchronization.Mutex's
 # futex (scripts/tsan-repro/MutexRace.swift), so its build defines
 # THREAD_SANITIZER and locks with pthread mutexes (PThreadMutex).
+# print_suppressions=0: LSan would otherwise print its "Suppressions used"
+# table on the stderr of every binary a test runs, which the tests compare.
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+		$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DTHREAD_SANITIZER --build-path .build/tsan
 	IMGCACHE_TEST_SANITIZER=thread TSAN_OPTIONS=halt_on_error=1 \
 		$(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan

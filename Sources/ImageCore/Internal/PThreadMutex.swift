@@ -11,13 +11,20 @@
 /// type (see its `Internal/SanitizerLocks.swift`), whose pthread calls TSan
 /// intercepts. Ordinary builds use `Synchronization.Mutex`.
 package final class PThreadMutex<Value>: @unchecked Sendable {
-    // Why unchecked: `value` is only touched between lock and unlock.
-    private var value: Value
+    // Why unchecked: `value`'s pointee is only touched between lock and unlock.
+    // Why a pointer, not a stored `var`: Swift lays out a stored property of
+    // an empty type (`Mutex(())`) at offset 0, on the object's header. TSan
+    // then takes the exclusivity check's modifying access inside the lock for
+    // a write to the header, which every caller reads before it locks, and
+    // reports a race on correct code (StandardStreams' lock under `-v`). A
+    // pointee has an address of its own and no exclusivity check.
+    private let value: UnsafeMutablePointer<Value>
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A lock guarding `initialValue`.
     package init(_ initialValue: sending Value) {
-        value = initialValue
+        value = .allocate(capacity: 1)
+        value.initialize(to: initialValue)
         lock = .allocate(capacity: 1)
         lock.initialize(to: pthread_mutex_t())
         pthread_mutex_init(lock, nil)
@@ -26,6 +33,8 @@ package final class PThreadMutex<Value>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(lock)
         lock.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
@@ -34,6 +43,6 @@ package final class PThreadMutex<Value>: @unchecked Sendable {
     ) throws(E) -> sending Result {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
