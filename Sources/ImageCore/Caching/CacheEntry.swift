@@ -93,7 +93,9 @@ extension CacheEntry {
         var lines = [Self.magic]
         func add(_ name: String, _ value: String?) {
             guard let value else { return }
-            lines.append("\(name) \(value.filter { !$0.isNewline })")
+            // Only a value with a byte that can start a newline character is filtered.
+            let mayBreak = value.utf8.contains { (0x0A...0x0D).contains($0) || $0 == 0xC2 || $0 == 0xE2 }
+            lines.append("\(name) \(mayBreak ? value.filter { !$0.isNewline } : value)")
         }
         add("key", key)
         add("url", url)
