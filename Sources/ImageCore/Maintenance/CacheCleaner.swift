@@ -57,21 +57,20 @@ public struct CacheCleaner: Sendable {
         // entry's last use, to evict the least recently used across shards.
         var kept: [Kept] = []
         CacheInventory.forEachShard(in: directory) { shard in
+            var expired: [CacheInventory.Item] = []
             for item in shard.items {
                 if let maxAge, now - item.lastUsed > maxAge {
                     report.expiredEntries += 1
                     report.bytesRemoved += item.bytes
-                    if !dryRun {
-                        events.emit(
-                            "evicted \(item.hash) (unused for \(Quantities.formatDuration((now - item.lastUsed).rounded())))"
-                        )
-                        for file in item.files { shard.directory.remove(file) }
-                    }
+                    expired.append(item)
                 } else {
                     report.entriesLeft += 1
                     report.bytesLeft += item.bytes
                     if maxSize != nil { kept.append(Kept(item, shard: shard.name)) }
                 }
+            }
+            if !dryRun {
+                remove(expired, from: shard, why: { "unused for \(Quantities.formatDuration((now - $0).rounded()))" })
             }
             for stray in shard.strays where now - stray.modified > Self.strayGracePeriod {
                 report.strayFilesRemoved += 1
@@ -120,10 +119,23 @@ public struct CacheCleaner: Sendable {
         guard !dryRun else { return }
         for (name, hashes) in evicted {
             guard let shard = CacheInventory.shard(name, in: directory) else { continue }
-            for item in shard.items where hashes.contains(item.hash) {
-                events.emit("evicted \(item.hash) (cache over \(Quantities.formatSize(maxSize)))")
-                for file in item.files { shard.directory.remove(file) }
-            }
+            let evicted = shard.items.filter { hashes.contains($0.hash) }
+            remove(evicted, from: shard, why: { _ in "cache over \(Quantities.formatSize(maxSize))" })
+        }
+    }
+
+    /// Removes `items` from their shard: every record first, in the order
+    /// the directory listed them, then the data files, as `find -delete`
+    /// goes through a directory. Once its record is gone no reader can
+    /// reach an entry's bytes.
+    private func remove(_ items: [CacheInventory.Item], from shard: CacheInventory.Shard, why: (Double) -> String) {
+        for item in items {
+            events.emit("evicted \(item.hash) (\(why(item.lastUsed)))")
+            shard.directory.remove(item.record)
+        }
+        for item in items {
+            if let data = item.data { shard.directory.remove(data) }
+            for variant in item.variants { shard.directory.remove(variant) }
         }
     }
 
