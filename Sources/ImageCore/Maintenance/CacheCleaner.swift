@@ -124,19 +124,19 @@ public struct CacheCleaner: Sendable {
         }
     }
 
-    /// Removes `items` from their shard: every record first, in the order
-    /// the directory listed them, then the data files, as `find -delete`
-    /// goes through a directory. Once its record is gone no reader can
-    /// reach an entry's bytes.
+    /// Removes `items` from their shard: every record first, then the data
+    /// files, each in the order the directory listed them (as `find
+    /// -delete` goes through a directory). Once its record is gone no
+    /// reader can reach an entry's bytes.
     private func remove(_ items: [CacheInventory.Item], from shard: CacheInventory.Shard, why: (Double) -> String) {
+        guard !items.isEmpty else { return }
+        var removed = Set<EntryHash>()
         for item in items {
             events.emit("evicted \(item.hash) (\(why(item.lastUsed)))")
             shard.directory.remove(item.record)
+            removed.insert(item.hash)
         }
-        for item in items {
-            if let data = item.data { shard.directory.remove(data) }
-            for variant in item.variants { shard.directory.remove(variant) }
-        }
+        for file in shard.dataFiles where removed.contains(file.hash) { shard.directory.remove(file.name) }
     }
 
     /// Removes the two-digit shard directories an older version left; their
