@@ -38,9 +38,6 @@ struct CacheInventory {
         /// Downloads in progress or broken off (`<hash>.partial`, its
         /// `.resume` record, a finished body not yet stored): kept for a day.
         var partials: [(name: FileName, modified: Double)] = []
-        /// The data files (bytes and variants) of the items, in the order
-        /// the directory listed them.
-        var dataFiles: [(name: FileName, hash: EntryHash)] = []
     }
 
     /// Calls `body` with each shard of `directory`, in turn.
@@ -76,7 +73,6 @@ struct CacheInventory {
                 if let status = open.status(file) { shard.partials.append((file, status.modified)) }
             } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = itemIndex[hash] {
                 shard.items[index].bytes += bytes
-                shard.dataFiles.append((file, hash))
                 if shard.items[index].data == nil {
                     shard.items[index].data = file
                 } else {
