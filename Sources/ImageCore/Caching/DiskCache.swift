@@ -46,17 +46,17 @@ public final class DiskCache: Sendable {
         return nil
     }
 
-    /// The entry for `key` without its bytes: its record, if its data file
-    /// has the recorded size; the bytes are neither read nor verified, and
-    /// `CachedData.bytes` is empty. Marks the entry used. Nil on a miss or
-    /// a size mismatch (then `lookup` tells damage from absence).
-    public func lookupWithoutBytes(_ key: CacheKey) throws -> CachedData? {
-        guard var entry = try readEntry(key.hash) else { return nil }
-        let path = "\(directory.shard(key.hash))/\(entry.dataFileName)"
-        guard POSIXFile.status(path)?.size == entry.byteCount else { return nil }
+    /// The entry for `key` without its bytes, if `accepting` takes its
+    /// record: `peek`, then the entry is marked used. The bytes are neither
+    /// read nor verified, and `CachedData.bytes` is empty. Nil on a miss, a
+    /// damaged record, a size mismatch (then `lookup` tells damage from
+    /// absence) or a record not accepted (left unmarked).
+    public func lookupWithoutBytes(_ key: CacheKey, accepting: (CacheEntry) -> Bool) -> CachedData? {
+        guard var entry = Self.peek(directory: directory, key: key), let path = entry.path, accepting(entry) else {
+            return nil
+        }
         POSIXFile.touch(directory.metadataPath(key.hash))
         entry.lastUsed = WallClock.now()
-        entry.path = path
         return CachedData(entry: entry, bytes: [], path: path)
     }
 
@@ -156,10 +156,14 @@ public final class DiskCache: Sendable {
     /// without reading them: fast enough for `stat` on one URL. Never
     /// modifies the cache (last use is not updated).
     public static func peek(directory: CacheDirectory, key: CacheKey) -> CacheEntry? {
-        guard var entry = try? readRecord(directory.metadataPath(key.hash)) else { return nil }
+        guard
+            let (bytes, modified) = try? POSIXFile.readWithModificationTime(
+                directory.metadataPath(key.hash), limit: 1 << 20),
+            var entry = CacheEntry(parsing: bytes)
+        else { return nil }
         let path = "\(directory.shard(key.hash))/\(entry.dataFileName)"
-        guard let status = POSIXFile.status(path), status.size == entry.byteCount else { return nil }
-        entry.lastUsed = POSIXFile.status(directory.metadataPath(key.hash))?.modified ?? entry.storedAt
+        guard POSIXFile.status(path)?.size == entry.byteCount else { return nil }
+        entry.lastUsed = modified
         entry.path = path
         return entry
     }

@@ -22,21 +22,32 @@ package enum OutputFile {
     /// a new file, which on a busy file system is the dearest part of a
     /// warm hit.
     package static func write(_ bytes: [UInt8], to path: String) throws {
-        var info = stat()
-        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count,
+        let existing = status(path)
+        if let existing, (existing.st_mode & S_IFMT) == S_IFREG, Int(existing.st_size) == bytes.count,
             (try? POSIXFile.read(path, limit: bytes.count)) == bytes, utimensat(AT_FDCWD, path, nil, 0) == 0
         {
             return
         }
-        try write(to: path) { write in try bytes.withUnsafeBytes { try write($0) } }
+        try write(to: path, existing: existing) { write in try bytes.withUnsafeBytes { try write($0) } }
     }
 
     /// Writes what `produce` hands to its `write` function piece by piece
     /// (streamed pixels), with the same atomicity: a failure part-way, in
     /// `produce` or in writing, leaves no file behind.
     package static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
+        try write(to: path, existing: status(path), producing: produce)
+    }
+
+    /// What `lstat` says of `path`; nil if nothing is there.
+    private static func status(_ path: String) -> stat? {
         var info = stat()
-        if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    private static func write(
+        to path: String, existing: stat?, producing produce: (_ write: @escaping Writer) throws -> Void
+    ) throws {
+        if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
             return try writeThrough(to: path, producing: produce)
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."

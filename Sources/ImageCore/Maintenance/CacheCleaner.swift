@@ -84,7 +84,7 @@ public struct CacheCleaner: Sendable {
         if let maxSize, report.bytesLeft > maxSize {
             evictLeastRecentlyUsed(kept, down: maxSize, dryRun: dryRun, report: &report)
         }
-        report.strayFilesRemoved += removeOldLayout(dryRun: dryRun)
+        report.strayFilesRemoved += removeOldLayout(under: directory.entries, dryRun: dryRun)
         report.strayFilesRemoved += removeLeftovers(in: directory.temporary, now: now, dryRun: dryRun)
         report.failedRecordsRemoved = removeExpiredFailures(now: now, dryRun: dryRun)
         return report
@@ -135,11 +135,11 @@ public struct CacheCleaner: Sendable {
         }
     }
 
-    /// Removes the two-digit shard directories an older version left; their
-    /// entries are not read any more. Returns how many files they held.
-    private func removeOldLayout(dryRun: Bool) -> Int {
+    /// Removes the two-digit shard directories an older version left under
+    /// `base`; their files are not read any more. Returns how many it held.
+    private func removeOldLayout(under base: String, dryRun: Bool) -> Int {
         var removed = 0
-        for path in CacheInventory.oldLayoutShards(in: directory) {
+        for path in CacheInventory.oldLayoutShards(under: base) {
             removed += POSIXFile.list(path).count
             if !dryRun { try? POSIXFile.removeTree(path) }
         }
@@ -165,24 +165,13 @@ public struct CacheCleaner: Sendable {
     /// Removes expired failed-URL records (and the subdirectories an older
     /// layout kept them in).
     private func removeExpiredFailures(now: Double, dryRun: Bool) -> Int {
-        var removed = removeOldFailedShards(dryRun: dryRun)
+        var removed = removeOldLayout(under: directory.failed, dryRun: dryRun)
         guard let open = OpenDirectory(directory.failed) else { return removed }
         for name in open.fileNames() {
             if FailedURLRegistry.readRecord(open.path(of: name)).map({ $0.expiresAt <= now }) ?? true {
                 removed += 1
                 if !dryRun { open.remove(name) }
             }
-        }
-        return removed
-    }
-
-    private func removeOldFailedShards(dryRun: Bool) -> Int {
-        var removed = 0
-        for name in POSIXFile.list(directory.failed) where name.utf8.count == 2 {
-            let path = "\(directory.failed)/\(name)"
-            guard POSIXFile.isDirectory(path) else { continue }
-            removed += POSIXFile.list(path).count
-            if !dryRun { try? POSIXFile.removeTree(path) }
         }
         return removed
     }

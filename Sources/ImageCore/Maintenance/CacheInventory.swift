@@ -89,10 +89,10 @@ struct CacheInventory {
         return shard
     }
 
-    /// Directories an older layout left under `entries/` (two-digit shards).
-    static func oldLayoutShards(in directory: CacheDirectory) -> [String] {
-        POSIXFile.list(directory.entries).filter { $0.utf8.count == 2 }.map { "\(directory.entries)/\($0)" }
-            .filter(POSIXFile.isDirectory)
+    /// Directories an older layout left under `base` (`entries/` or
+    /// `failed/`): its two-digit shards.
+    static func oldLayoutShards(under base: String) -> [String] {
+        POSIXFile.list(base).filter { $0.utf8.count == 2 }.map { "\(base)/\($0)" }.filter(POSIXFile.isDirectory)
     }
 
     /// The size a data file's name says (`<hash>.<sum>.<size>.<ext>`, and

@@ -25,13 +25,13 @@ extension ImageManager {
     /// this request. Throws `.notCached` when the request forbids both
     /// serving it and asking the origin (`only-if-cached` semantics).
     func lookUpDisk(_ request: ImageRequest, key: CacheKey) throws -> DiskLookup {
+        // A caller that needs no bytes is answered from a fresh entry's record;
+        // anything else (stale, damaged, absent) takes the full look-up.
         if !request.needsBytes, request.encoding == nil, !request.decodesPixels,
-            let present = try disk.lookupWithoutBytes(key),
-            CachePolicy.decide(present.entry, for: request, now: WallClock.now()) == .serve
+            let present = disk.lookupWithoutBytes(
+                key, accepting: { CachePolicy.decide($0, for: request, now: WallClock.now()) == .serve })
         {
-            statistics.add(.diskHits)
-            events.emit("served from disk: \(request.url)")
-            return .hit(diskResponse(present, request, key))
+            return served(present, request, key)
         }
         guard let cached = try disk.lookup(key) else {
             statistics.add(.misses)
@@ -39,9 +39,7 @@ extension ImageManager {
         }
         switch CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) {
         case .serve:
-            statistics.add(.diskHits)
-            events.emit("served from disk: \(request.url)")
-            return .hit(diskResponse(cached, request, key))
+            return served(cached, request, key)
         case .serveThenRevalidate:
             statistics.add(.diskHits)
             events.emit("served stale from disk, revalidating: \(request.url)")
@@ -56,6 +54,13 @@ extension ImageManager {
             statistics.add(.misses)
             return .miss
         }
+    }
+
+    /// A fresh disk entry served as it is.
+    private func served(_ cached: CachedData, _ request: ImageRequest, _ key: CacheKey) -> DiskLookup {
+        statistics.add(.diskHits)
+        events.emit("served from disk: \(request.url)")
+        return .hit(diskResponse(cached, request, key))
     }
 
     /// A disk entry as a response.

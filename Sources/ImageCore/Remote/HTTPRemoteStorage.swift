@@ -28,7 +28,7 @@ final class HTTPRemoteStorage: RemoteStorage {
         request.maxBytes = maxBytes
         guard let response = try await send(request, missingIsNil: true) else { return nil }
         defer { _ = try? POSIXFile.remove(response.bodyPath) }
-        return try POSIXFile.read(response.bodyPath)
+        return try response.body ?? POSIXFile.read(response.bodyPath)
     }
 
     func put(_ name: String, _ object: [UInt8]) async throws {
