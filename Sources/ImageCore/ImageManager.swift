@@ -44,12 +44,14 @@ public final class ImageManager: Sendable {
     /// network stack is set up only when the first download needs it, unless
     /// `loader` supplies one.
     public init(configuration: Configuration, decoder: any ImageDecoding, loader: (any DataLoading)? = nil) throws {
+        let placement: RecordPlacement
         if let reason = configuration.directory.readOnlyReason() {
             guard configuration.allowsReadOnlyCache else { throw ImageCoreError(.cacheIO, "not writable: \(reason)") }
             readOnlyReason = ImageCoreError(.cacheIO, "written, but not cached: the cache is not writable (\(reason))")
             downloadDirectory = try POSIXFile.makeScratchDirectory()
+            placement = configuration.directory.recordPlacement()
         } else {
-            try configuration.directory.prepare()
+            placement = try configuration.directory.prepare()
             readOnlyReason = nil
             downloadDirectory = configuration.directory.temporary
         }
@@ -58,7 +60,9 @@ public final class ImageManager: Sendable {
         self.loader = Mutex(loader)
         events = configuration.events
         memory = MemoryCache(costLimit: configuration.cache.memoryLimit)
-        disk = DiskCache(directory: configuration.directory, statistics: statistics, events: configuration.events)
+        disk = DiskCache(
+            directory: configuration.directory, placement: placement, statistics: statistics,
+            events: configuration.events)
         failedURLs = FailedURLRegistry(directory: configuration.directory, timeToLive: configuration.cache.failedTTL)
         let network = NetworkHandle()
         remote =

@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/xattr.h>
 
 #include "imgcache_jpeg.h"
 #include "avif_shims.h"

@@ -6,9 +6,10 @@
 ///
 ///     imgcache.conf                    settings all processes agree on
 ///     CACHEDIR.TAG                     tells backup tools to skip the directory
-///     entries/a/<sha256>.meta          an entry's metadata: the commit record
-///     entries/a/<sha256>.<sum>.<size>.<ext>  its bytes, exactly as downloaded
-///     entries/a/<pid>-<n>.tmp          a record being written (renamed within the shard)
+///     entries/a/<sha256>               an entry: its bytes, exactly as downloaded, with
+///                                      its record in the attribute `user.imgcache.entry`
+///     entries/a/<sha256>.v<sum>.<size>.<ext>  a variant of the bytes (a thumbnail)
+///     entries/a/<pid>-<n>.tmp          an entry or a variant being written (renamed within the shard)
 ///     entries/a/<sha256>.partial       a download in progress, or broken off (kept for a resume)
 ///     failed/<sha256>[.<digest>]       failed-URL records (the directory exists only once one was kept)
 ///     stats/<shard>                    cumulative counters
@@ -21,6 +22,10 @@
 /// directory than its hashed index needs (100 000 entries are 12 500 names
 /// a shard). Earlier versions used two digits (`entries/ab/`); `clean`
 /// removes those directories.
+///
+/// On a file system without `user.*` extended attributes (`RecordPlacement`)
+/// an entry is two files instead: `entries/a/<sha256>.meta`, the record, and
+/// `entries/a/<sha256>.<sum>.<size>.<ext>`, the bytes.
 public struct CacheDirectory: Sendable, Equatable {
     /// The absolute path of the cache directory.
     public let root: String
@@ -47,10 +52,13 @@ public struct CacheDirectory: Sendable, Equatable {
     /// The 16 shard names, `0` … `f`; `prepare()` makes `f` last.
     static let shardNames = "0123456789abcdef".map(String.init)
 
-    /// Path of the metadata record for a key hash.
+    /// Path of an entry's one file (its bytes, its record in an attribute).
+    func entryPath(_ hash: String) -> String { "\(shard(hash))/\(hash)" }
+
+    /// Path of the metadata record for a key hash (`.files` placement).
     func metadataPath(_ hash: String) -> String { "\(shard(hash))/\(hash).meta" }
 
-    /// Path of the bytes of an entry: named by its checksum too, so a metadata
+    /// Path of the bytes of an entry (`.files` placement): named by its checksum too, so a metadata
     /// record can only ever name the bytes it describes, and by its size, so
     /// `clean` can add up a cache without a `stat` per file.
     func dataPath(_ hash: String, checksum: String, byteCount: Int, format: ImageFormat) -> String {
@@ -71,11 +79,21 @@ public struct CacheDirectory: Sendable, Equatable {
     func failedPath(_ hash: String) -> String { "\(failed)/\(hash)" }
 
     /// Creates the directory tree (mode 0700) if missing, with every shard
-    /// directory, so that a store never has to create one. A prepared cache
-    /// costs one `stat`: `entries/f` is made last. The failed-URL directory
-    /// is left to the first failure (most caches never have one).
-    public func prepare() throws {
-        if POSIXFile.status("\(entries)/f") != nil { return }
+    /// directory, so that a store never has to create one; returns where the
+    /// cache keeps its records. A prepared cache costs one `getxattr`, of
+    /// `entries/f`, made and marked last. A cache an earlier version made is
+    /// marked now: its entries read as misses, and `clean` removes them. The
+    /// failed-URL directory is left to the first failure (most caches never
+    /// have one). `preferred` is for tests of the `.files` placement.
+    @discardableResult
+    public func prepare(preferring preferred: RecordPlacement = .attributes) throws -> RecordPlacement {
+        let last = "\(entries)/f"
+        switch RecordPlacement.marking(of: last) {
+        case .marked(let placement): return placement
+        case .unsupported: return .files
+        case .unmarked: return RecordPlacement.mark(last, with: preferred)
+        case .missing: break
+        }
         try POSIXFile.makeDirectories(root)
         for directory in [entries, temporary, stats] {
             try POSIXFile.makeDirectories(directory)
@@ -85,12 +103,22 @@ public struct CacheDirectory: Sendable, Equatable {
             let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks an imgcache cache directory.\n"
             try? POSIXFile.writeAtomically(Array(text.utf8), to: tag, temporaryDirectory: temporary)
         }
-        try Self.makeShards(in: entries)
+        return try Self.makeShards(in: entries, placement: preferred)
     }
 
-    /// Creates the shard directories `0` … `f` under `base`, `f` last.
-    static func makeShards(in base: String) throws {
+    /// Where the cache keeps its records, read without changing anything
+    /// (`stat`): `.files` unless marked otherwise.
+    public func recordPlacement() -> RecordPlacement {
+        if case .marked(let placement) = RecordPlacement.marking(of: "\(entries)/f") { return placement }
+        return .files
+    }
+
+    /// Creates the shard directories `0` … `f` under `base`, `f` last, and
+    /// marks `f` with `placement`; returns the placement the file system took.
+    @discardableResult
+    static func makeShards(in base: String, placement: RecordPlacement) throws -> RecordPlacement {
         for name in shardNames { try POSIXFile.makeDirectories("\(base)/\(name)") }
+        return RecordPlacement.mark("\(base)/f", with: placement)
     }
 
     /// Why this process can read the cache but not write it (a read-only

@@ -26,7 +26,7 @@ extension CacheEntry {
                 fields[name] = value
             }
         }
-        guard let key = fields["key"], let url = fields["url"],
+        guard let url = fields["url"],
             let format = fields["format"].flatMap({ ImageFormat(rawValue: $0) }),
             let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
             let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
@@ -35,7 +35,7 @@ extension CacheEntry {
             !data.utf8.contains(UInt8(ascii: "/"))
         else { return nil }
         self.init(
-            key: key, url: url,
+            key: fields["key"] ?? url, url: url,
             info: ImageInfo(
                 format: format, width: width, height: height, frameCount: frames,
                 loopCount: fields["loop"].flatMap { Int($0) },

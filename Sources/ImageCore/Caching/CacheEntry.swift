@@ -71,9 +71,11 @@ extension CacheEntry {
 }
 
 extension CacheEntry {
-    /// Version 3 checks bytes with XXH3-128 (version 2 used SHA-256); a
+    /// Version 4 leaves out the key when it is the URL, so that a record
+    /// fits an ext4 extended attribute (about 4 KB) for URLs of up to 3 KB;
+    /// version 3 checked bytes with XXH3-128 too, version 2 with SHA-256. A
     /// record of another version reads as a miss (`isOtherVersion`).
-    static let magic = "imgcache-entry 3"
+    static let magic = "imgcache-entry 4"
     private static let magicPrefix = Array("imgcache-entry ".utf8)
 
     /// Whether `bytes` is a whole record of another version: a miss, to be
@@ -97,7 +99,7 @@ extension CacheEntry {
             let mayBreak = value.utf8.contains { (0x0A...0x0D).contains($0) || $0 == 0xC2 || $0 == 0xE2 }
             lines.append("\(name) \(mayBreak ? value.filter { !$0.isNewline } : value)")
         }
-        add("key", key)
+        add("key", key == url ? nil : key)
         add("url", url)
         add("format", info.format.rawValue)
         add("width", String(info.width))

@@ -16,10 +16,11 @@ struct FileName: Hashable, Sendable {
     /// The first 64 bytes of a name, as eight words (native byte order).
     typealias Stem = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
-    /// The name's first 64 bytes if a dot follows them (an entry file's
-    /// key hash), loaded as words rather than compared byte by byte.
+    /// The name's first 64 bytes if the name ends there or a dot follows
+    /// them (an entry file's key hash), loaded as words rather than compared
+    /// byte by byte.
     func stem() -> Stem? {
-        guard count > 64, terminated[64] == UInt8(ascii: ".") else { return nil }
+        guard count >= 64, terminated[64] == UInt8(ascii: ".") || terminated[64] == 0 else { return nil }
         return terminated.withUnsafeBytes { raw in
             func word(_ index: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }
             return (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))

@@ -30,16 +30,34 @@ enum POSIXFile {
     ) throws -> (
         bytes: [UInt8], modified: Double
     )? {
+        try withOpenFile(path) { fd in
+            let (size, modified) = try status(of: fd, path: path)
+            guard size <= limit else { throw ImageCoreError(.cacheIO, "\(path) is larger than \(limit) bytes") }
+            return (try read(fd, count: size, path: path), modified)
+        }
+    }
+
+    /// Calls `body` with `path` open for reading, closing it after; nil if
+    /// the file does not exist.
+    static func withOpenFile<Result>(_ path: String, _ body: (Int32) throws -> Result) throws -> Result? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw ImageCoreError.cacheIO("cannot open", path: path, errno: errno)
         }
         defer { close(fd) }
+        return try body(fd)
+    }
+
+    /// Size and modification time of the open file `fd`.
+    static func status(of fd: Int32, path: String) throws -> (size: Int, modified: Double) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ImageCoreError.cacheIO("cannot stat", path: path, errno: errno) }
-        let size = Int(info.st_size)
-        guard size <= limit else { throw ImageCoreError(.cacheIO, "\(path) is larger than \(limit) bytes") }
+        return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// Reads `count` bytes from `fd`'s offset, fewer if the file ends first.
+    static func read(_ fd: Int32, count size: Int, path: String) throws -> [UInt8] {
         var failure: Int32 = 0
         // Uninitialized, not zeroed: every byte kept is one read() wrote.
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
@@ -56,7 +74,7 @@ enum POSIXFile {
             count = done
         }
         if failure != 0 { throw ImageCoreError.cacheIO("cannot read", path: path, errno: failure) }
-        return (bytes, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        return bytes
     }
 
     /// Writes `bytes` to a new file in `directory` and renames it to `path`, so

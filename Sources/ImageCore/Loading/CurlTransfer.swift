@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CImageCoreShims  // also includes curl.h: CURLE_OK may be found through it
 
 /// One transfer: the easy handle, the body sink its bytes stream into, the
 /// resume protocol when the body is a shared partial, and the continuation

@@ -117,8 +117,9 @@ public struct CacheCleaner: Sendable {
             evicted[item.shard, default: []].insert(item.hash)
         }
         guard !dryRun else { return }
+        let placement = directory.recordPlacement()
         for (name, hashes) in evicted {
-            guard let shard = CacheInventory.shard(name, in: directory) else { continue }
+            guard let shard = CacheInventory.shard(name, in: directory, placement: placement) else { continue }
             let evicted = shard.items.filter { hashes.contains($0.hash) }
             remove(evicted, from: shard, why: { _ in "cache over \(Quantities.formatSize(maxSize))" })
         }

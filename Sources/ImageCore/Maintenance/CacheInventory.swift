@@ -1,8 +1,9 @@
 /// A scan of the entries directory, one shard at a time: file names, and
-/// the metadata (`fstatat`) of the records alone, never the entries' bytes.
-/// A data file's size is in its name and an entry's last use is its
-/// record's modification time, so half the files are never stat'ed, half of
-/// what `find -mtime` does. Names stay bytes (`FileName`) throughout.
+/// the metadata (`fstatat`) of one file per entry, never the entries' bytes
+/// nor their records. With records in attributes an entry is one file, its
+/// size and last use in one `stat`; with record files, a data file's size is
+/// in its name and an entry's last use is its record's modification time,
+/// so only records are stat'ed. Names stay bytes (`FileName`) throughout.
 struct CacheInventory {
     /// One entry as seen on disk: its record and the data files it names.
     struct Item {
@@ -12,9 +13,10 @@ struct CacheInventory {
         var bytes: Int
         /// Last use: the record's modification time.
         var lastUsed: Double
-        /// The record: removing it first makes the entry unreachable.
+        /// The entry's file (`.attributes`) or its record (`.files`):
+        /// removing it first makes the entry unreachable.
         var record: FileName
-        /// The data file (the bytes), if present.
+        /// The data file (the bytes) of a `.files` entry, if present.
         var data: FileName?
         /// Variants of the bytes (thumbnails), usually none.
         var variants: [FileName] = []
@@ -29,6 +31,8 @@ struct CacheInventory {
         let name: String
         /// The open shard directory.
         let directory: OpenDirectory
+        /// Where the cache keeps records.
+        let placement: RecordPlacement
         /// Entries with a record.
         var items: [Item] = []
         /// Files no record names, with their modification times and sizes:
@@ -42,26 +46,32 @@ struct CacheInventory {
 
     /// Calls `body` with each shard of `directory`, in turn.
     static func forEachShard(in directory: CacheDirectory, _ body: (Shard) throws -> Void) rethrows {
+        let placement = directory.recordPlacement()
         for name in CacheDirectory.shardNames {
-            if let shard = shard(name, in: directory) { try body(shard) }
+            if let shard = shard(name, in: directory, placement: placement) { try body(shard) }
         }
     }
 
-    /// The shard `name` (`0` … `f`) of `directory`, scanned; nil if it is missing.
-    static func shard(_ name: String, in directory: CacheDirectory) -> Shard? {
+    /// The shard `name` (`0` … `f`) of `directory`, scanned; nil if it is
+    /// missing. Files of the other placement's layout are strays.
+    static func shard(_ name: String, in directory: CacheDirectory, placement: RecordPlacement) -> Shard? {
         guard let open = OpenDirectory("\(directory.entries)/\(name)") else { return nil }
-        var shard = Shard(name: name, directory: open)
+        var shard = Shard(name: name, directory: open, placement: placement)
         let files = open.fileNames()
-        // Records first, then each data file joins its record's item.
+        // Entries first, then each data file joins its entry's item.
         var itemIndex: [EntryHash: Int] = [:]
         itemIndex.reserveCapacity(files.count / 2 + 1)
         var others: [FileName] = []
         others.reserveCapacity(files.count / 2 + 1)
+        let recordLength = placement == .attributes ? 64 : 69
         for file in files {
-            if let hash = EntryHash(file), file.count == 69, file.hasSuffix(".meta") {
+            if file.count == recordLength, let hash = EntryHash(file),
+                placement == .attributes || file.hasSuffix(".meta")
+            {
                 if let status = open.status(file) {
                     itemIndex[hash] = shard.items.count
-                    shard.items.append(Item(hash: hash, bytes: 0, lastUsed: status.modified, record: file))
+                    let bytes = placement == .attributes ? status.size : 0
+                    shard.items.append(Item(hash: hash, bytes: bytes, lastUsed: status.modified, record: file))
                 }
             } else {
                 others.append(file)
@@ -73,7 +83,7 @@ struct CacheInventory {
                 if let status = open.status(file) { shard.partials.append((file, status.modified)) }
             } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = itemIndex[hash] {
                 shard.items[index].bytes += bytes
-                if shard.items[index].data == nil {
+                if shard.items[index].data == nil && placement == .files {
                     shard.items[index].data = file
                 } else {
                     if shard.items[index].variants.isEmpty { shared.append(index) }
@@ -121,16 +131,22 @@ extension CacheInventory.Shard {
     /// the others become strays. If the record cannot be read, all stay.
     fileprivate mutating func sortOutFiles(of index: Int) {
         let item = items[index]
-        guard let entry = try? DiskCache.readRecord(directory.path(of: item.record)) else { return }
+        guard let entry = DiskCache.record(at: directory.path(of: item.record), placement: placement) else { return }
         let live = Set([entry.dataFileName] + entry.variants.map(\.fileName))
-        var sorted = CacheInventory.Item(hash: item.hash, bytes: 0, lastUsed: item.lastUsed, record: item.record)
+        // What the entry's own file holds (`.attributes`), without the files sorted here.
+        let own = item.bytes - item.files.dropFirst().reduce(0) { $0 + (CacheInventory.sizeInName($1) ?? 0) }
+        var sorted = CacheInventory.Item(hash: item.hash, bytes: own, lastUsed: item.lastUsed, record: item.record)
         for file in item.files.dropFirst() {
             guard live.contains(file.string) else {
                 addStray(file)
                 continue
             }
             sorted.bytes += CacheInventory.sizeInName(file) ?? 0
-            if file.string == entry.dataFileName { sorted.data = file } else { sorted.variants.append(file) }
+            if file.string == entry.dataFileName && placement == .files {
+                sorted.data = file
+            } else {
+                sorted.variants.append(file)
+            }
         }
         items[index] = sorted
     }
@@ -148,7 +164,7 @@ extension CacheInventory.Shard {
 struct EntryHash: Hashable, CustomStringConvertible {
     private let digits: FileName.Stem
 
-    /// The hash a file name starts with; nil unless 64 characters and a dot start it.
+    /// The hash a file name starts with; nil unless 64 characters start it and a dot or its end follows.
     init?(_ name: FileName) {
         guard let digits = name.stem() else { return nil }
         self.digits = digits

@@ -23,11 +23,12 @@ public struct CachePurger: Sendable {
 
     private func purge(_ path: String) throws {
         guard POSIXFile.status(path) != nil else { return }
+        let placement = directory.recordPlacement()
         let trash = "\(directory.temporary)/purge-\(UniqueName.make())"
         try POSIXFile.rename(path, to: trash)
         // The failed-URL directory is made again by the next failure.
         if path != directory.failed { try POSIXFile.makeDirectories(path) }
-        if path == directory.entries { try CacheDirectory.makeShards(in: path) }
+        if path == directory.entries { try CacheDirectory.makeShards(in: path, placement: placement) }
         try POSIXFile.removeTree(trash)
     }
 }

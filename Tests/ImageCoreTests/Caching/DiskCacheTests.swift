@@ -3,26 +3,38 @@ import Testing
 
 @testable import ImageCore
 
+/// Every test runs with each placement of the records (`RecordPlacement`):
+/// in an attribute of the entry's file, and in a file of their own.
 @Suite struct DiskCacheTests {
-    let root: String
-    let directory: CacheDirectory
-    let statistics = Statistics()
-    let cache: DiskCache
-    let key = CacheKey("http://127.0.0.1/a.png")
-    let info = ImageInfo(format: .png, width: 2, height: 1)
-    let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 100)
+    /// One cache directory, prepared with a placement.
+    struct Fixture {
+        let root: String
+        let directory: CacheDirectory
+        let statistics = Statistics()
+        let cache: DiskCache
+        let key = CacheKey("http://127.0.0.1/a.png")
+        let info = ImageInfo(format: .png, width: 2, height: 1)
+        let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 100)
+        var record: StoredRecord { StoredRecord(directory, key) }
 
-    init() throws {
-        root = NSTemporaryDirectory() + "imgcache-disk-\(UUID().uuidString)"
-        directory = CacheDirectory(root: root)
-        try directory.prepare()
-        cache = DiskCache(directory: directory, statistics: statistics)
+        init(_ placement: RecordPlacement) throws {
+            root = NSTemporaryDirectory() + "imgcache-disk-\(UUID().uuidString)"
+            directory = CacheDirectory(root: root)
+            let prepared = try directory.prepare(preferring: placement)
+            #expect(prepared == placement)
+            #expect(directory.recordPlacement() == placement)
+            cache = DiskCache(directory: directory, placement: prepared, statistics: statistics)
+        }
+
+        func cleanUp() { try? FileManager.default.removeItem(atPath: root) }
     }
 
-    private func cleanUp() { try? FileManager.default.removeItem(atPath: root) }
+    static let placements: [RecordPlacement] = [.attributes, .files]
 
-    @Test func storesAndReadsBackWholeEntries() throws {
-        defer { cleanUp() }
+    @Test(arguments: placements) func storesAndReadsBackWholeEntries(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
         let stored = try cache.store(
             bytes, temporaryPath: nil, key: key, url: key.string, info: info,
             response: StoredResponse(etag: "\"e\"", freshUntil: 99))
@@ -34,67 +46,114 @@ import Testing
         #expect(found.entry.info == info)
         // The data file holds exactly the original bytes, for other tools.
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: found.path))) == bytes)
-        #expect(found.path.hasSuffix(".png"))
+        #expect(found.path.hasSuffix(".png") == (placement == .files))
         #expect(!found.path.contains("127.0.0.1"))
+        // Read again without the bytes, as prefetch and stat do.
+        #expect(DiskCache.peek(directory: fixture.directory, key: key)?.checksum == stored.entry.checksum)
     }
 
-    @Test func treatsFlippedBytesAsAMissAndRemovesTheEntry() throws {
-        defer { cleanUp() }
+    @Test(arguments: placements) func treatsFlippedBytesAsAMissAndRemovesTheEntry(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
         let stored = try cache.store(
             bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         var damaged = bytes
         damaged[50] ^= 0x01
         try Data(damaged).write(to: URL(fileURLWithPath: stored.path))
         #expect(try cache.lookup(key) == nil)
-        #expect(statistics.snapshot[.corruptEntries] == 1)
-        #expect(!FileManager.default.fileExists(atPath: directory.metadataPath(key.hash)))
+        #expect(fixture.statistics.snapshot[.corruptEntries] == 1)
+        #expect(!fixture.record.exists)
     }
 
-    @Test func treatsTruncatedOrDamagedMetadataAsAMiss() throws {
-        defer { cleanUp() }
+    @Test(arguments: placements) func treatsTruncatedOrDamagedMetadataAsAMiss(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
         _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
-        let metadata = directory.metadataPath(key.hash)
-        let text = try Data(contentsOf: URL(fileURLWithPath: metadata))
-        try text.prefix(text.count / 2).write(to: URL(fileURLWithPath: metadata))
+        let text = try fixture.record.read()
+        try fixture.record.write(Array(text.prefix(text.count / 2)))
         #expect(try cache.lookup(key) == nil)
+        #expect(!fixture.record.exists)
         _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
-        var edited = try Data(contentsOf: URL(fileURLWithPath: metadata))
+        var edited = try fixture.record.read()
         edited[edited.count / 3] ^= 0x20
-        try edited.write(to: URL(fileURLWithPath: metadata))
+        try fixture.record.write(edited)
         #expect(try cache.lookup(key) == nil)
+        #expect(fixture.statistics.snapshot[.corruptEntries] == 2)
     }
 
-    @Test func replacingAnEntryRemovesTheOldBytes() throws {
-        defer { cleanUp() }
+    @Test(arguments: placements) func aRecordOfAnotherVersionIsAMissNotDamage(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
+        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        try fixture.record.write(Array("imgcache-entry 3\nkey x\n".utf8))
+        #expect(try cache.lookup(key) == nil)
+        #expect(fixture.statistics.snapshot[.corruptEntries] == nil)
+        #expect(
+            try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+                .bytes == bytes)
+        #expect(try cache.lookup(key)?.bytes == bytes)
+    }
+
+    @Test(arguments: placements) func replacingAnEntryRemovesTheOldBytes(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
         let first = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         let second = try cache.store(
             bytes + [1], temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
-        #expect(first.path != second.path)
-        #expect(!FileManager.default.fileExists(atPath: first.path))
+        if placement == .files {
+            #expect(first.path != second.path)
+            #expect(!FileManager.default.fileExists(atPath: first.path))
+        }
+        let shard = fixture.directory.shard(key.hash)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shard).count == (placement == .files ? 2 : 1))
         #expect(try cache.lookup(key)?.bytes == bytes + [1])
     }
 
-    @Test func aRecordWrittenBeforeItsBytesWouldBeRejected() throws {
+    @Test func aRecordTooLargeForAnAttributeIsNotStored() throws {
+        let fixture = try Fixture(.attributes)
+        defer { fixture.cleanUp() }
+        let url = "http://127.0.0.1/" + String(repeating: "a", count: 70000)
+        #expect(throws: ExtendedAttribute.ValueTooLarge.self) {
+            _ = try fixture.cache.store(
+                fixture.bytes, temporaryPath: nil, key: CacheKey(url), url: url, info: fixture.info, response: .init())
+        }
+        // Nothing is left behind: no entry, no temporary file.
+        let shard = fixture.directory.shard(CacheKey(url).hash)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shard).isEmpty)
+    }
+
+    @Test(arguments: placements) func aRecordWrittenBeforeItsBytesWouldBeRejected(_ placement: RecordPlacement) throws {
         // Simulates a crash that left a record naming bytes that never
         // arrived: the lookup is a miss, not an error.
-        defer { cleanUp() }
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
         let stored = try cache.store(
             bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         try FileManager.default.removeItem(atPath: stored.path)
         #expect(try cache.lookup(key) == nil)
     }
 
-    @Test func removeDeletesBothFiles() throws {
-        defer { cleanUp() }
+    @Test(arguments: placements) func removeDeletesBothFiles(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
         let stored = try cache.store(
             bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
         #expect(try cache.remove(key))
         #expect(!FileManager.default.fileExists(atPath: stored.path))
         #expect(try cache.remove(key) == false)
+        #expect(!fixture.record.exists)
     }
 
     @Test func countersFromSeveralFlushesAddUp() throws {
-        defer { cleanUp() }
+        let fixture = try Fixture(.attributes)
+        let directory = fixture.directory
+        defer { fixture.cleanUp() }
         for _ in 0..<3 {
             let statistics = Statistics()
             statistics.add(.downloads, 2)

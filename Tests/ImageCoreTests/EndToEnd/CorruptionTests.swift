@@ -14,9 +14,9 @@ import Testing
 
         var hitsTheRecord: Bool { [.bitFlipInRecord, .truncatedRecord, .emptyRecord, .garbageRecord].contains(self) }
 
-        func apply(bytesPath: String, recordPath: String) throws {
-            let path = hitsTheRecord ? recordPath : bytesPath
-            var contents = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        func apply(bytesPath: String, record: StoredRecord) throws {
+            let path = bytesPath
+            var contents = try hitsTheRecord ? record.read() : [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             switch self {
             case .bitFlipInBytes: contents[contents.count / 2] ^= 0x10
             case .bitFlipInRecord: contents[contents.count / 3] ^= 0x01
@@ -27,7 +27,15 @@ import Testing
                 try FileManager.default.removeItem(atPath: path)
                 return
             }
-            try Data(contents).write(to: URL(fileURLWithPath: path))
+            if hitsTheRecord {
+                try record.write(contents)
+            } else {
+                // In place, as bit rot would: the file keeps its attributes.
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.truncate(atOffset: 0)
+                try handle.write(contentsOf: Data(contents))
+                try handle.close()
+            }
         }
     }
 
@@ -40,8 +48,7 @@ import Testing
         let stored = try CLI.run(["fetch", "--path", url], cacheDir: cache.path)
         try #require(stored.status == 0, "\(stored.stderr)")
         let bytesPath = String(stored.stdoutText.dropLast())
-        let recordPath = CacheDirectory(root: cache.path).metadataPath(CacheKey(url).hash)
-        try damage.apply(bytesPath: bytesPath, recordPath: recordPath)
+        try damage.apply(bytesPath: bytesPath, record: StoredRecord(CacheDirectory(root: cache.path), CacheKey(url)))
 
         let result = try CLI.run(["fetch", "-v", url], cacheDir: cache.path)
         #expect(result.status == 0, "\(result.stderr)")

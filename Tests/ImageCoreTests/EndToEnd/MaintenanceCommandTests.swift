@@ -131,7 +131,7 @@ import Testing
         // days, and make 1 older than 2 older than 3.
         let now = Date()
         for (index, age) in [(0, 10 * 86400.0), (1, 300.0), (2, 200.0), (3, 100.0)] {
-            let metadata = CacheDirectory(root: cache.path).metadataPath(CacheKey(urls[index]).hash)
+            let metadata = StoredRecord(CacheDirectory(root: cache.path), CacheKey(urls[index])).path
             try FileManager.default.setAttributes(
                 [.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: metadata)
         }
@@ -254,9 +254,9 @@ import Testing
             to: URL(fileURLWithPath: listPath))
         let process = try CLI.start(["prefetch", "-j", "2"], cacheDir: cache.path, stdinPath: listPath)
         // Interrupt once the fast image is stored and the slow ones are mid-transfer.
-        let fastEntry = CacheDirectory(root: cache.path).metadataPath(CacheKey(server.url("/fast.png")).hash)
+        let fastEntry = StoredRecord(CacheDirectory(root: cache.path), CacheKey(server.url("/fast.png")))
         let deadline = Date().addingTimeInterval(20)
-        while (server.requestCount(for: "/slow0.png") == 0 || !FileManager.default.fileExists(atPath: fastEntry))
+        while (server.requestCount(for: "/slow0.png") == 0 || !fastEntry.exists)
             && Date() < deadline
         {
             usleep(20_000)

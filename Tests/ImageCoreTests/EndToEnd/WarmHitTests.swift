@@ -26,20 +26,22 @@ import Testing
         return try #require(record["counters"] as? [String: Int])["disk_hits"] ?? 0
     }
 
+    /// The one entry's file, or its record file: its modification time is the last use.
+    func record() throws -> String {
+        let entries = FileManager.default.enumerator(atPath: "\(cache.path)/entries")?.allObjects as? [String] ?? []
+        return try #require(entries.first { $0.utf8.count == 66 || $0.hasSuffix(".meta") })
+    }
+
     /// The modification time of the one entry's record (its last use).
     func lastUse() throws -> Date {
-        let entries = FileManager.default.enumerator(atPath: "\(cache.path)/entries")?.allObjects as? [String] ?? []
-        let record = try #require(entries.first { $0.hasSuffix(".meta") })
-        let path = "\(cache.path)/entries/\(record)"
+        let path = "\(cache.path)/entries/\(try record())"
         return try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
     }
 
     func ageRecord() throws {
-        let entries = FileManager.default.enumerator(atPath: "\(cache.path)/entries")?.allObjects as? [String] ?? []
-        let record = try #require(entries.first { $0.hasSuffix(".meta") })
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -3 * 86_400)],
-            ofItemAtPath: "\(cache.path)/entries/\(record)")
+            ofItemAtPath: "\(cache.path)/entries/\(try record())")
     }
 
     @Test func aHitIsAnsweredAlikeByBothPaths() throws {
