@@ -14,9 +14,11 @@ struct IMGCacheCommand: AsyncParsableCommand {
 
             CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
             ~/.cache/imgcache, created with mode 0700 and shared safely by any number of processes. The key \
-            is the URL without its fragment (see --key-ignore-query, --key-strip-param). Each entry is the \
-            original bytes (what --path prints) plus a metadata record holding their XXH3-128 checksum; a damaged \
-            entry is removed and fetched again. imgcache.conf in the cache directory holds settings every \
+            is the URL without its fragment (see --key-ignore-query, --key-strip-param). Each entry is one file \
+            holding the original bytes (what --path prints), with a metadata record holding their XXH3-128 \
+            checksum in its extended attribute user.imgcache.entry (a separate .meta file on file systems \
+            without user.* attributes); a damaged entry is removed and fetched again. A record that does not \
+            fit an attribute (URLs over about 3 KB on ext4) is not stored. imgcache.conf in the cache directory holds settings every \
             process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M).
 
             HTTP CACHING (RFC 9111, private cache): a fresh entry (max-age, else Expires - Date, else 10% \
