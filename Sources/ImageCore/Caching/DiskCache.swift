@@ -61,16 +61,30 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// What a look-up without the bytes found.
+    public enum BytelessLookup: Sendable {
+        /// The entry, accepted and marked used; its bytes are not read (`CachedData.bytes` is empty).
+        case accepted(CachedData)
+        /// No entry at all: a miss, with nothing more to look at.
+        case absent
+        /// A record not accepted, damaged, or whose bytes are not at its
+        /// size: `lookup` tells which.
+        case undecided
+    }
+
     /// The entry for `key` without its bytes, if `accepting` takes its
     /// record: `peek`, then the entry is marked used. The bytes are neither
-    /// read nor verified, and `CachedData.bytes` is empty. Nil on a miss, a
-    /// damaged record, a size mismatch (then `lookup` tells damage from
-    /// absence) or a record not accepted (left unmarked).
-    public func lookupWithoutBytes(_ key: CacheKey, accepting: (CacheEntry) -> Bool) -> CachedData? {
-        guard var entry = Self.peek(layout, key: key), let path = entry.path, accepting(entry) else { return nil }
-        layout.markUsed(key.hash)
-        entry.lastUsed = WallClock.now()
-        return CachedData(entry: entry, bytes: [], path: path)
+    /// read nor verified. A record not accepted is left unmarked.
+    public func lookupWithoutBytes(_ key: CacheKey, accepting: (CacheEntry) -> Bool) -> BytelessLookup {
+        switch try? layout.read(key.hash, withBytes: false) {
+        case .absent: return .absent
+        case .found(var entry, _):
+            guard let path = entry.path, accepting(entry) else { return .undecided }
+            layout.markUsed(key.hash)
+            entry.lastUsed = WallClock.now()
+            return .accepted(CachedData(entry: entry, bytes: [], path: path))
+        default: return .undecided
+        }
     }
 
     /// Stores `bytes` (also found in the file at `temporaryPath`, which is

@@ -25,13 +25,19 @@ extension ImageManager {
     /// this request. Throws `.notCached` when the request forbids both
     /// serving it and asking the origin (`only-if-cached` semantics).
     func lookUpDisk(_ request: ImageRequest, key: CacheKey) throws -> DiskLookup {
-        // A caller that needs no bytes is answered from a fresh entry's record;
-        // anything else (stale, damaged, absent) takes the full look-up.
-        if !request.needsBytes, request.encoding == nil, !request.decodesPixels,
-            let present = disk.lookupWithoutBytes(
+        // A caller that needs no bytes is answered from a fresh entry's record,
+        // and an absent one is a miss; anything else (stale, damaged) takes
+        // the full look-up.
+        if !request.needsBytes, request.encoding == nil, !request.decodesPixels {
+            switch disk.lookupWithoutBytes(
                 key, accepting: { CachePolicy.decide($0, for: request, now: WallClock.now()) == .serve })
-        {
-            return served(present, request, key)
+            {
+            case .accepted(let present): return served(present, request, key)
+            case .absent:
+                statistics.add(.misses)
+                return .miss
+            case .undecided: break
+            }
         }
         guard let cached = try disk.lookup(key) else {
             statistics.add(.misses)
