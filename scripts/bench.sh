@@ -361,21 +361,22 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
 
 ## Where imgcache is slower, and why
 
-- **Cold download vs `curl -Z`**: system time, and it is the file system's. Each entry is two new files (the
-  body, written in its shard and renamed there, and a checksummed record beside it); curl makes one per URL.
-  On this ext4 (no journal), allocating an inode scans past every inode freed in the last minutes, and each
-  run starts by deleting the previous one's files: `perf` puts about 70 % of imgcache's system time in
-  `__ext4_new_inode`. What stands between imgcache and 1.0×: a record that needs no inode of its own (the
-  record as an extended attribute of the bytes' file, or one record log per shard), which the cache format
-  does not have yet. Everything else per URL is a lookup, a lookup again under the key's download lock,
-  three renames and the verification of the bytes.
+- **Cold download vs `curl -Z`**: system time, and it is the file system's. An entry is one new file, as
+  curl's download is (the body, written in its shard, given its record as an extended attribute and renamed
+  into place), but imgcache also takes the key's download lock, looks the entry up twice (before and under
+  that lock), flocks and renames the body it resumes from (`.partial`) and checks the bytes. On this ext4 (no
+  journal), allocating an inode scans past every inode freed in the last minutes, and each run starts by
+  deleting the previous one's files, so a run's time depends on what ran before it; compare ratios within
+  one run.
 - **Warm hit vs `curl -s file://`**: process start-up: the loader maps and binds libcurl's and the image
   libraries' dependencies and relocates the static Swift runtime (a non-PIE link cut a hit's CPU by a quarter,
   but gives up address-space randomisation for a tool that parses untrusted bytes, so it is not used).
-- **`clean` vs `find`**: `clean` stats only the records (a data file's size is in its name) and unlinks
-  relative to the open shard; `find` stats every file. Both read every name, so with two files per entry the
-  ratio with nothing to remove stays above a half. With everything expired both make one `unlink` per file,
-  which on this disk (mounted with `discard`) costs about a millisecond each.
+- **`clean` vs `find`**: an entry is one file, so `clean` and `find` make the same system calls: one
+  `getdents64` pass per directory and one `fstatat` per entry (last use is the file's modification time), and
+  with everything expired one `unlink` per entry, which on this disk (mounted with `discard`) costs about a
+  millisecond each. What is left is imgcache's process start-up. Both take about half the time they took on
+  the two-file layout; to go under `find` by much, `clean` would have to know last use without a `stat` per
+  entry (an index of its own, which every hit would have to update).
 - **JPEG decode vs `djpeg`**: both stream scanlines through the same libjpeg; imgcache also starts the Swift
   runtime, reads the cached file whole and checks its XXH3-128 (rows 5 and 10).
 NOTES
