@@ -122,28 +122,27 @@ rm -rf "$WORK/c3" "$WORK/wget" "$WORK/aria"; mkdir -p "$WORK/wget" "$WORK/aria"
 "$IMGCACHE" prefetch -q --cache-dir "$WORK/c3" "$WORK/list.txt"
 ( cd "$WORK/wget" && wget -q -N -x -nH -i "$WORK/list.txt" )
 aria2c -q -j6 --conditional-get=true --allow-overwrite=true -d "$WORK/aria" -i "$WORK/list.txt"
-declare -A warm=() warm_sys=() requests=()
-for run in $(seq "$RUNS"); do
-	for tool in imgcache wget aria2c; do
-		nginx_reset_log "$WORK/fresh"
-		case $tool in
-		imgcache) cmd="'$IMGCACHE' prefetch -q --cache-dir '$WORK/c3' '$WORK/list.txt'" ;;
-		wget) cmd="cd '$WORK/wget' && wget -q -N -x -nH -i '$WORK/list.txt'" ;;
-		aria2c) cmd="aria2c -q -j6 --conditional-get=true --allow-overwrite=true -d '$WORK/aria' -i '$WORK/list.txt'" ;;
-		esac
-		# Wall time from the clock (time(1) counts centiseconds), system time from time(1).
-		start=$(now)
-		/usr/bin/time -f '%S' -o "$WORK/time.txt" bash -c "$cmd"
-		warm[$tool]+="$(since "$start") "; warm_sys[$tool]+="$(cat "$WORK/time.txt") "
-		requests[$tool]=$(nginx_requests "$WORK/fresh")
-	done
-done
-base=$(med_of "${warm[imgcache]}")
-declare -A wcmds=([imgcache]="imgcache prefetch list" [wget]="wget -N -i list" [aria2c]="aria2c --conditional-get -i list")
+# Requests counted in one run of each, then times taken by hyperfine as for
+# row 1 (no shell, time(1) or date(1) around each run; 10 runs after 3 warm-ups).
+declare -A requests=() warm=()
+cmd_imgcache="$IMGCACHE prefetch -q --cache-dir $WORK/c3 $WORK/list.txt"
+cmd_wget="wget -q -N -x -nH -P $WORK/wget -i $WORK/list.txt"
+cmd_aria2c="aria2c -q -j6 --conditional-get=true --allow-overwrite=true -d $WORK/aria -i $WORK/list.txt"
 for tool in imgcache wget aria2c; do
-	m=$(med_of "${warm[$tool]}")
-	row "| 3 warm re-run, fresh | \`${wcmds[$tool]}\` | $(median_of "${warm[$tool]}") s, $(med_of "${warm_sys[$tool]}") s system, ${requests[$tool]} requests | $(ratio "$m" "$base") |"
+	nginx_reset_log "$WORK/fresh"
+	cmd=cmd_$tool
+	${!cmd} > /dev/null
+	requests[$tool]=$(nginx_requests "$WORK/fresh")
 done
+declare -A wcmds=([imgcache]="imgcache prefetch list" [wget]="wget -N -i list" [aria2c]="aria2c --conditional-get -i list")
+tools=(imgcache wget aria2c)
+n=0 base=""
+while IFS='|' read -r cmd m lo hi sys; do
+	tool=${tools[$n]}; n=$((n + 1))
+	[ -z "$base" ] && base=$m
+	warm[$tool]=$m
+	row "| 3 warm re-run, fresh | \`${wcmds[$tool]}\` | $m ms ($lo–$hi), $sys ms system, ${requests[$tool]} requests | $(ratio "$m" "$base") |"
+done < <(HF_RUNS=10 hf "$cmd_imgcache" "$cmd_wget" "$cmd_aria2c")
 
 # ---- 4. Warm re-run, every entry stale (max-age=0): one conditional request each.
 say "4. warm re-run (stale)"
@@ -339,8 +338,8 @@ goal "cold -j6 vs \`wget2 --max-threads=6 -i list\`" "$(ratio "${COLD[imgcache 6
 goal "cold -j6 vs \`aria2c -j6\`" "$(ratio "${COLD[imgcache 6]}" "${COLD[aria2c 6]}")" 0.33 "${COLD[imgcache 6]} s vs ${COLD[aria2c 6]} s"
 goal "\`clean\`, nothing to remove, vs \`find -mtime +7 -delete\`" "$(ratio "$CLEAN_IC" "$CLEAN_FIND")" 0.5 "$CLEAN_IC ms vs $CLEAN_FIND ms"
 goal "\`clean\`, everything expired, vs \`find -delete\`" "$(ratio "$ic" "$fd")" 1.0 "$(printf %.2f "$ic") s vs $(printf %.2f "$fd") s"
-goal "warm re-run of 1000 fresh URLs vs \`wget -N -i list\`" "$(ratio "$(med_of "${warm[imgcache]}")" "$(med_of "${warm[wget]}")")" 0.25 \
-	"${requests[imgcache]} requests vs ${requests[wget]}"
+goal "warm re-run of 1000 fresh URLs vs \`wget -N -i list\`" "$(ratio "${warm[imgcache]}" "${warm[wget]}")" 0.25 \
+	"${warm[imgcache]} ms vs ${warm[wget]} ms; ${requests[imgcache]} requests vs ${requests[wget]}"
 goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEGIN { printf "%.1f", k / 1024 }')" 24 "absolute, not a ratio"
 
 {

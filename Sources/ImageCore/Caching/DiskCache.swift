@@ -55,8 +55,7 @@ public final class DiskCache: Sendable {
                 discardCorrupt(key.hash, entry: entry, why: "bytes do not match their checksum")
                 return nil
             }
-            layout.markUsed(key.hash)
-            entry.lastUsed = WallClock.now()
+            markUsed(&entry, key)
             return CachedData(entry: entry, bytes: bytes, path: entry.path ?? "")
         }
     }
@@ -80,11 +79,24 @@ public final class DiskCache: Sendable {
         case .absent: return .absent
         case .found(var entry, _):
             guard let path = entry.path, accepting(entry) else { return .undecided }
-            layout.markUsed(key.hash)
-            entry.lastUsed = WallClock.now()
+            markUsed(&entry, key)
             return .accepted(CachedData(entry: entry, bytes: [], path: path))
         default: return .undecided
         }
+    }
+
+    /// How precisely last use is kept: an entry used again within a minute
+    /// of its last use is not marked again, so a batch run twice in a row
+    /// writes no file metadata. `clean --max-age` and LRU eviction work in
+    /// hours and days.
+    static let lastUseResolution: Double = 60
+
+    /// Marks `entry` used now, unless it was within `lastUseResolution`.
+    private func markUsed(_ entry: inout CacheEntry, _ key: CacheKey) {
+        let now = WallClock.now()
+        guard !(0..<Self.lastUseResolution).contains(now - entry.lastUsed) else { return }
+        layout.markUsed(key.hash)
+        entry.lastUsed = now
     }
 
     /// Stores `bytes` (also found in the file at `temporaryPath`, which is

@@ -150,6 +150,37 @@ import Testing
         #expect(!fixture.record.exists)
     }
 
+    @Test(arguments: placements) func aHitRenewsLastUseAtMostOnceAMinute(_ placement: RecordPlacement) throws {
+        let fixture = try Fixture(placement)
+        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        defer { fixture.cleanUp() }
+        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        func lastUse() throws -> Date {
+            try #require(
+                try FileManager.default.attributesOfItem(atPath: fixture.record.path)[.modificationDate] as? Date)
+        }
+        func setLastUse(_ age: TimeInterval) throws {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: fixture.record.path)
+        }
+        // Used 30 s ago: a hit writes nothing, and says when it was.
+        try setLastUse(30)
+        let recent = try lastUse()
+        #expect(try cache.lookup(key)?.entry.lastUsed == recent.timeIntervalSince1970)
+        #expect(try lastUse() == recent)
+        guard case .accepted = cache.lookupWithoutBytes(key, accepting: { _ in true }) else {
+            Issue.record("a fresh entry was not accepted")
+            return
+        }
+        #expect(try lastUse() == recent)
+        // Used 2 minutes ago, or in the future (a clock set back): renewed.
+        for age in [120.0, -3600] {
+            try setLastUse(age)
+            _ = try cache.lookup(key)
+            #expect(try lastUse().timeIntervalSinceNow > -5 && lastUse().timeIntervalSinceNow < 1)
+        }
+    }
+
     @Test func countersFromSeveralFlushesAddUp() throws {
         let fixture = try Fixture(.attributes)
         let directory = fixture.directory
