@@ -27,6 +27,13 @@ import Testing
         }
 
         func cleanUp() { try? FileManager.default.removeItem(atPath: root) }
+
+        /// Stores `bytes` (with `extra` after them) under `key`.
+        @discardableResult
+        func store(_ extra: [UInt8] = []) throws -> CachedData {
+            try cache.store(
+                bytes + extra, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        }
     }
 
     static let placements: [RecordPlacement] = [.attributes, .files]
@@ -54,10 +61,9 @@ import Testing
 
     @Test(arguments: placements) func treatsFlippedBytesAsAMissAndRemovesTheEntry(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key, bytes) = (fixture.cache, fixture.key, fixture.bytes)
         defer { fixture.cleanUp() }
-        let stored = try cache.store(
-            bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let stored = try fixture.store()
         var damaged = bytes
         damaged[50] ^= 0x01
         try Data(damaged).write(to: URL(fileURLWithPath: stored.path))
@@ -68,14 +74,14 @@ import Testing
 
     @Test(arguments: placements) func treatsTruncatedOrDamagedMetadataAsAMiss(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key) = (fixture.cache, fixture.key)
         defer { fixture.cleanUp() }
-        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        try fixture.store()
         let text = try fixture.record.read()
         try fixture.record.write(Array(text.prefix(text.count / 2)))
         #expect(try cache.lookup(key) == nil)
         #expect(!fixture.record.exists)
-        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        try fixture.store()
         var edited = try fixture.record.read()
         edited[edited.count / 3] ^= 0x20
         try fixture.record.write(edited)
@@ -85,25 +91,24 @@ import Testing
 
     @Test(arguments: placements) func aRecordOfAnotherVersionIsAMissNotDamage(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key, bytes) = (fixture.cache, fixture.key, fixture.bytes)
         defer { fixture.cleanUp() }
-        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        try fixture.store()
         try fixture.record.write(Array("imgcache-entry 3\nkey x\n".utf8))
         #expect(try cache.lookup(key) == nil)
         #expect(fixture.statistics.snapshot[.corruptEntries] == nil)
         #expect(
-            try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+            try fixture.store()
                 .bytes == bytes)
         #expect(try cache.lookup(key)?.bytes == bytes)
     }
 
     @Test(arguments: placements) func replacingAnEntryRemovesTheOldBytes(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key, bytes) = (fixture.cache, fixture.key, fixture.bytes)
         defer { fixture.cleanUp() }
-        let first = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
-        let second = try cache.store(
-            bytes + [1], temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let first = try fixture.store()
+        let second = try fixture.store([1])
         if placement == .files {
             #expect(first.path != second.path)
             #expect(!FileManager.default.fileExists(atPath: first.path))
@@ -130,20 +135,18 @@ import Testing
         // Simulates a crash that left a record naming bytes that never
         // arrived: the lookup is a miss, not an error.
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key) = (fixture.cache, fixture.key)
         defer { fixture.cleanUp() }
-        let stored = try cache.store(
-            bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let stored = try fixture.store()
         try FileManager.default.removeItem(atPath: stored.path)
         #expect(try cache.lookup(key) == nil)
     }
 
     @Test(arguments: placements) func removeDeletesBothFiles(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key) = (fixture.cache, fixture.key)
         defer { fixture.cleanUp() }
-        let stored = try cache.store(
-            bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        let stored = try fixture.store()
         #expect(try cache.remove(key))
         #expect(!FileManager.default.fileExists(atPath: stored.path))
         #expect(try cache.remove(key) == false)
@@ -152,9 +155,9 @@ import Testing
 
     @Test(arguments: placements) func aHitRenewsLastUseAtMostOnceAMinute(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
-        let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
+        let (cache, key) = (fixture.cache, fixture.key)
         defer { fixture.cleanUp() }
-        _ = try cache.store(bytes, temporaryPath: nil, key: key, url: key.string, info: info, response: .init())
+        try fixture.store()
         func lastUse() throws -> Date {
             try #require(
                 try FileManager.default.attributesOfItem(atPath: fixture.record.path)[.modificationDate] as? Date)
