@@ -9,44 +9,67 @@ extension CacheEntry {
         var lines = body.split(separator: Self.newline)
         guard let first = lines.first, first.elementsEqual(Self.magic.utf8) else { return nil }
         lines.removeFirst()
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(lines.count)
+        var fields = Fields()
         var variants: [Variant] = []
         for line in lines {
             // The writer drops newline characters ("\r", U+2028) from values, so a
             // line holding one was not written by it; rewriting such a record
             // changed its values or made it unreadable (found by fuzzing).
             guard let space = line.firstIndex(of: UInt8(ascii: " ")), !Self.holdsNewline(line) else { return nil }
-            let name = String(decoding: line[..<space], as: UTF8.self)
             let value = String(decoding: line[(space + 1)...], as: UTF8.self)
-            if name == "variant" {
+            // Names are short: compared as small strings, with no dictionary.
+            switch String(decoding: line[..<space], as: UTF8.self) {
+            case "variant":
                 guard let variant = Self.variant(value) else { return nil }
                 variants.append(variant)
-            } else {
-                fields[name] = value
+            case "key": fields.key = value
+            case "url": fields.url = value
+            case "format": fields.format = value
+            case "width": fields.width = value
+            case "height": fields.height = value
+            case "frames": fields.frames = value
+            case "loop": fields.loop = value
+            case "orientation": fields.orientation = value
+            case "bytes": fields.bytes = value
+            case "xxh3": fields.checksum = value
+            case "stored": fields.stored = value
+            case "etag": fields.etag = value
+            case "last-modified": fields.lastModified = value
+            case "cache-control": fields.cacheControl = value
+            case "fresh-until": fields.freshUntil = value
+            case "vary": fields.vary = value
+            case "vary-key": fields.variantKey = value
+            case "data": fields.data = value
+            default: continue
             }
         }
-        guard let url = fields["url"],
-            let format = fields["format"].flatMap({ ImageFormat(rawValue: $0) }),
-            let width = fields["width"].flatMap({ Int($0) }), let height = fields["height"].flatMap({ Int($0) }),
-            let frames = fields["frames"].flatMap({ Int($0) }), let byteCount = fields["bytes"].flatMap({ Int($0) }),
-            let checksum = fields["xxh3"], checksum.utf8.count == 32,
-            let storedAt = fields["stored"].flatMap({ Double($0) }), let data = fields["data"],
+        guard let url = fields.url,
+            let format = fields.format.flatMap({ ImageFormat(rawValue: $0) }),
+            let width = fields.width.flatMap({ Int($0) }), let height = fields.height.flatMap({ Int($0) }),
+            let frames = fields.frames.flatMap({ Int($0) }), let byteCount = fields.bytes.flatMap({ Int($0) }),
+            let checksum = fields.checksum, checksum.utf8.count == 32,
+            let storedAt = fields.stored.flatMap({ Double($0) }), let data = fields.data,
             !data.utf8.contains(UInt8(ascii: "/"))
         else { return nil }
         self.init(
-            key: fields["key"] ?? url, url: url,
+            key: fields.key ?? url, url: url,
             info: ImageInfo(
                 format: format, width: width, height: height, frameCount: frames,
-                loopCount: fields["loop"].flatMap { Int($0) },
-                orientation: fields["orientation"].flatMap { Int($0) } ?? 1),
+                loopCount: fields.loop.flatMap { Int($0) },
+                orientation: fields.orientation.flatMap { Int($0) } ?? 1),
             byteCount: byteCount, checksum: checksum, storedAt: storedAt,
             response: StoredResponse(
-                etag: fields["etag"], lastModified: fields["last-modified"],
-                cacheControl: fields["cache-control"], freshUntil: fields["fresh-until"].flatMap { Double($0) },
-                vary: fields["vary"], variantKey: fields["vary-key"]),
+                etag: fields.etag, lastModified: fields.lastModified,
+                cacheControl: fields.cacheControl, freshUntil: fields.freshUntil.flatMap { Double($0) },
+                vary: fields.vary, variantKey: fields.variantKey),
             dataFileName: data)
         self.variants = variants
+    }
+
+    /// A record's values by name, as read (the last line of a name wins).
+    private struct Fields {
+        var key, url, format, width, height, frames, loop, orientation, bytes, checksum, stored: String?
+        var etag, lastModified, cacheControl, freshUntil, vary, variantKey, data: String?
     }
 
     private static let newline = UInt8(ascii: "\n")

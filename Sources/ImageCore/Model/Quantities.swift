@@ -85,6 +85,13 @@ package enum Quantities {
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     func trimmingSpaces() -> Substring {
+        // Most values start and end with a visible ASCII byte: nothing to trim,
+        // and no Unicode property to look up.
+        if let first = first?.asciiValue, let last = last?.asciiValue, (0x21..<0x7F).contains(first),
+            (0x21..<0x7F).contains(last)
+        {
+            return Substring(self)
+        }
         // Character.isWhitespace also covers "\r\n", which is one Character.
         let isSpace: (Character) -> Bool = { $0.isWhitespace }
         guard let first = firstIndex(where: { !isSpace($0) }) else { return Substring() }

@@ -13,13 +13,15 @@ struct PrefetchRun {
     /// Prefetches every URL of `lines`; `expectedTotal` (counted before the
     /// run when the input is a regular file) lets the bar show a total early.
     func process(_ lines: LineReader, expectedTotal: Int?) async -> ImagePrefetcher.Tally {
-        let download = download
+        // The options are read once, not per URL. Warming needs to know an
+        // entry is there, not its bytes.
+        var template = download.request(for: "")
+        template.needsBytes = false
         return await ImagePrefetcher(manager: manager, window: window).prefetch(
             lines,
-            makeRequest: { url in
-                // Warming needs to know an entry is there, not its bytes.
-                var request = download.request(for: url)
-                request.needsBytes = false
+            makeRequest: { [template] url in
+                var request = template
+                request.download.url = url
                 return request
             }, shouldStop: { SignalTrap.wasInterrupted },
             progressed: { progress?.update($0.progressState(expectedTotal: expectedTotal)) },
