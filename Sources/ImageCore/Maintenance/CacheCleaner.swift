@@ -23,6 +23,17 @@ public struct CacheCleaner: Sendable {
         public var bytesLeft = 0
         /// Whether another cleaner was running, so nothing was done.
         public var skippedBecauseBusy = false
+
+        /// Adds the counts of one shard's clean.
+        mutating func add(_ other: Report) {
+            expiredEntries += other.expiredEntries
+            evictedEntries += other.evictedEntries
+            bytesRemoved += other.bytesRemoved
+            failedRecordsRemoved += other.failedRecordsRemoved
+            strayFilesRemoved += other.strayFilesRemoved
+            entriesLeft += other.entriesLeft
+            bytesLeft += other.bytesLeft
+        }
     }
 
     /// Temporary files younger than this may belong to a running process.
@@ -52,34 +63,17 @@ public struct CacheCleaner: Sendable {
         }
         defer { lock.close() }
 
-        // Shard by shard, as `find -delete` goes: expired entries go at
-        // once, in directory order; only a size limit needs every kept
-        // entry's last use, to evict the least recently used across shards.
+        // Shard by shard, as `find -delete` goes, and several shards at once
+        // (`CacheInventory.mapShards`): expired entries go as their shard is
+        // read; only a size limit needs every kept entry's last use, to
+        // evict the least recently used across shards.
         var kept: [Kept] = []
-        CacheInventory.forEachShard(in: directory) { shard in
-            var expired: [CacheInventory.Item] = []
-            for item in shard.items {
-                if let maxAge, now - item.lastUsed > maxAge {
-                    report.expiredEntries += 1
-                    report.bytesRemoved += item.bytes
-                    expired.append(item)
-                } else {
-                    report.entriesLeft += 1
-                    report.bytesLeft += item.bytes
-                    if maxSize != nil { kept.append(Kept(item, shard: shard.name)) }
-                }
-            }
-            if !dryRun {
-                remove(expired, from: shard, why: { "unused for \(Quantities.formatDuration((now - $0).rounded()))" })
-            }
-            for stray in shard.strays where now - stray.modified > Self.strayGracePeriod {
-                report.strayFilesRemoved += 1
-                if !dryRun { shard.directory.remove(stray.name) }
-            }
-            for partial in shard.partials where now - partial.modified > CacheDirectory.partialMaxAge {
-                report.strayFilesRemoved += 1
-                if !dryRun { shard.directory.remove(partial.name) }
-            }
+        let outcomes = CacheInventory.mapShards(in: directory) { shard in
+            clean(shard, maxAge: maxAge, keepingForSize: maxSize != nil, dryRun: dryRun, now: now)
+        }
+        for outcome in outcomes {
+            report.add(outcome.report)
+            kept += outcome.kept
         }
         if let maxSize, report.bytesLeft > maxSize {
             evictLeastRecentlyUsed(kept, down: maxSize, dryRun: dryRun, report: &report)
@@ -103,6 +97,43 @@ public struct CacheCleaner: Sendable {
             bytes = item.bytes
             lastUsed = item.lastUsed
         }
+    }
+
+    /// What cleaning one shard did, and what a size limit needs of it.
+    private struct ShardOutcome: Sendable {
+        var report = Report()
+        var kept: [Kept] = []
+    }
+
+    /// Removes the expired entries, old strays and old partials of `shard`.
+    private func clean(
+        _ shard: CacheInventory.Shard, maxAge: Double?, keepingForSize: Bool, dryRun: Bool, now: Double
+    ) -> ShardOutcome {
+        var outcome = ShardOutcome()
+        var expired: [CacheInventory.Item] = []
+        for item in shard.items {
+            if let maxAge, now - item.lastUsed > maxAge {
+                outcome.report.expiredEntries += 1
+                outcome.report.bytesRemoved += item.bytes
+                expired.append(item)
+            } else {
+                outcome.report.entriesLeft += 1
+                outcome.report.bytesLeft += item.bytes
+                if keepingForSize { outcome.kept.append(Kept(item, shard: shard.name)) }
+            }
+        }
+        if !dryRun {
+            remove(expired, from: shard, why: { "unused for \(Quantities.formatDuration((now - $0).rounded()))" })
+        }
+        for stray in shard.strays where now - stray.modified > Self.strayGracePeriod {
+            outcome.report.strayFilesRemoved += 1
+            if !dryRun { shard.directory.remove(stray.name) }
+        }
+        for partial in shard.partials where now - partial.modified > CacheDirectory.partialMaxAge {
+            outcome.report.strayFilesRemoved += 1
+            if !dryRun { shard.directory.remove(partial.name) }
+        }
+        return outcome
     }
 
     /// Evicts the least recently used of `kept` until the rest fit `maxSize`:

@@ -25,13 +25,18 @@ public struct CacheSummary: Sendable {
         var bytes = 0
         var oldestUse: Double?
         var newestUse: Double?
-        CacheInventory.forEachShard(in: directory) { shard in
-            for item in shard.items {
-                entries += 1
-                bytes += item.bytes
-                oldestUse = min(oldestUse ?? item.lastUsed, item.lastUsed)
-                newestUse = max(newestUse ?? item.lastUsed, item.lastUsed)
-            }
+        let shards = CacheInventory.mapShards(in: directory) { shard in
+            (
+                entries: shard.items.count, bytes: shard.items.reduce(0) { $0 + $1.bytes },
+                uses: shard.items.lazy.map(\.lastUsed).min().map { ($0, shard.items.lazy.map(\.lastUsed).max()!) }
+            )
+        }
+        for shard in shards {
+            entries += shard.entries
+            bytes += shard.bytes
+            guard let (oldest, newest) = shard.uses else { continue }
+            oldestUse = min(oldestUse ?? oldest, oldest)
+            newestUse = max(newestUse ?? newest, newest)
         }
         var failed = 0
         for name in POSIXFile.list(directory.failed) {
