@@ -169,7 +169,9 @@ import Testing
         // Used 30 s ago: a hit writes nothing, and says when it was.
         try setLastUse(30)
         let recent = try lastUse()
-        #expect(try cache.lookup(key)?.entry.lastUsed == recent.timeIntervalSince1970)
+        // Date keeps seconds since 2001 as a Double: equal to a millisecond, not to the bit.
+        let reported = try #require(try cache.lookup(key)?.entry.lastUsed)
+        #expect(abs(reported - recent.timeIntervalSince1970) < 0.001)
         #expect(try lastUse() == recent)
         guard case .accepted = cache.lookupWithoutBytes(key, accepting: { _ in true }) else {
             Issue.record("a fresh entry was not accepted")
