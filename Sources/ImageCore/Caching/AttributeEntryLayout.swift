@@ -14,9 +14,12 @@ struct AttributeEntryLayout: EntryLayout {
     func read(_ hash: String, withBytes: Bool) throws -> EntryReading {
         let path = directory.entryPath(hash)
         let reading = try POSIXFile.withOpenFile(path) { fd -> EntryReading in
-            guard case .value(let record) = ExtendedAttribute.read(RecordPlacement.recordName, descriptor: fd) else {
-                // A file without its record: copied without its attributes, or damaged.
-                return .damaged(nil)
+            let record: [UInt8]
+            switch ExtendedAttribute.read(RecordPlacement.recordName, descriptor: fd) {
+            case .value(let bytes): record = bytes
+            case .failed(let code): throw ImageCoreError.cacheIO("cannot read the record of", path: path, errno: code)
+            // A file without its record: copied without its attributes, or damaged.
+            case .absent, .unsupported, .missingFile: return .damaged(nil)
             }
             guard var entry = CacheEntry(parsing: record) else {
                 return CacheEntry.isOtherVersion(record) ? .otherVersion : .damaged(nil)

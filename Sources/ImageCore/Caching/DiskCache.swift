@@ -127,6 +127,22 @@ public final class DiskCache: Sendable {
         return CachedData(entry: entry, bytes: bytes, path: entry.path ?? "")
     }
 
+    /// `store`, except that a record the file system cannot keep is not an
+    /// error: the entry is not stored, `-v` says why, and nil is returned.
+    func storeIfRecordFits(
+        _ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
+        response: StoredResponse, replacing: Bool = true
+    ) throws -> CachedData? {
+        do {
+            return try store(
+                bytes, temporaryPath: temporaryPath, key: key, url: url, info: info, response: response,
+                replacing: replacing)
+        } catch is ExtendedAttribute.ValueTooLarge {
+            events.emit("not stored (its record is too large for the file system): \(url)")
+            return nil
+        }
+    }
+
     /// Rewrites the record of a revalidated entry (after a 304) with the
     /// updated response; the bytes stay. If a concurrent store replaced the
     /// entry first, or the record no longer fits, nothing is written.

@@ -35,7 +35,9 @@ public enum RecordPlacement: String, Sendable, Equatable {
         case .value(let bytes): .marked(RecordPlacement(rawValue: String(decoding: bytes, as: UTF8.self)) ?? .files)
         case .absent: .unmarked
         case .unsupported: .unsupported
-        case .missingFile: .missing
+        // Another error (a directory this user cannot search): `prepare()`
+        // then tries to make the tree and reports the system's cause.
+        case .missingFile, .failed: .missing
         }
     }
 

@@ -20,6 +20,8 @@ enum ExtendedAttribute {
         case unsupported
         /// No such file.
         case missingFile
+        /// Another error (EACCES, EIO), with its errno.
+        case failed(Int32)
     }
 
     /// The largest value read: ext4 keeps at most one block per inode.
@@ -75,12 +77,13 @@ enum ExtendedAttribute {
             case 0: return .value(bytes)
             case ENODATA: return .absent
             case ENOENT, ENOTDIR: return .missingFile
+            case ENOTSUP: return .unsupported
             case ERANGE where capacity < maximumSize:
                 let size = call(nil, 0)
                 guard size > 0 else { return .absent }
                 capacity = min(size, maximumSize)
             case ERANGE: return .absent
-            default: return .unsupported
+            default: return .failed(code)
             }
         }
     }

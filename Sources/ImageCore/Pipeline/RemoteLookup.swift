@@ -19,14 +19,11 @@ extension ImageManager {
         let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
         var local: CachedData?
         if decision != .mismatch && request.storesToDisk {
-            do {
-                local = try disk.store(
-                    hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
-                    response: hit.entry.response)
-                storedEntries.add(1, ordering: .relaxed)  // counts for the trim to max-size in finish()
-            } catch is ExtendedAttribute.ValueTooLarge {
-                events.emit("not stored (its record is too large for the file system): \(request.url)")
-            }
+            local = try disk.storeIfRecordFits(
+                hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
+                response: hit.entry.response)
+            // Counts for the trim to max-size in finish().
+            if local != nil { storedEntries.add(1, ordering: .relaxed) }
         }
         if decision == .serve && !request.refresh {
             events.emit("served from remote storage \(hit.storage): \(request.url)")

@@ -28,15 +28,11 @@ extension ImageManager {
         let response = StoredResponse(
             headers: downloaded.headers, request: request.download,
             requestTime: downloaded.requestTime, responseTime: downloaded.responseTime)
-        let stored: CachedData
-        do {
-            stored = try disk.store(
+        guard
+            let stored = try disk.storeIfRecordFits(
                 bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
                 response: response, replacing: replacing)
-        } catch is ExtendedAttribute.ValueTooLarge {
-            events.emit("not stored (its record is too large for the file system): \(request.url)")
-            return nil
-        }
+        else { return nil }
         storedEntries.add(1, ordering: .relaxed)
         remote?.upload(stored.entry, bytes: bytes, key: key, url: request.url)
         if let maxSize = configuration.cache.maxSize,
