@@ -232,15 +232,17 @@ public final class DiskCache: Sendable {
     /// The record of the entry whose file (`.attributes`) or record file
     /// (`.files`) is at `path`, for a scan that found several files for one key.
     static func record(at path: String, placement: RecordPlacement) -> CacheEntry? {
+        let bytes: [UInt8]?
         switch placement {
         case .attributes:
-            guard case .value(let bytes) = ExtendedAttribute.read(RecordPlacement.recordName, path: path) else {
+            guard case .value(let value) = ExtendedAttribute.read(RecordPlacement.recordName, path: path) else {
                 return nil
             }
-            return CacheEntry(parsing: bytes)
+            bytes = value
         case .files:
-            return (try? POSIXFile.read(path, limit: 1 << 20)).flatMap { $0.flatMap(CacheEntry.init(parsing:)) }
+            bytes = (try? POSIXFile.read(path, limit: 1 << 20)) ?? nil
         }
+        return bytes.flatMap(CacheEntry.init(parsing:))
     }
 
     private func discardCorrupt(_ hash: String, entry: CacheEntry?, why: String) {
