@@ -20,7 +20,7 @@ RELEASE_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable
 BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Build dependencies (C libraries) and the reference tools the tests compare against.
-DEB_PACKAGES = libcurl4-openssl-dev libpng-dev libgif-dev libwebp-dev libavif-dev libssl-dev libxxhash-dev pkg-config \
+DEB_PACKAGES = libcurl4-openssl-dev libpng-dev libgif-dev libwebp-dev libavif-dev nettle-dev libxxhash-dev pkg-config \
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine groff-base mandoc \
 	libhiredis-dev nginx-light redis-server libavif-bin gifsicle
 # Decided from /etc/os-release, not apt-cache: on a fresh machine apt's lists

@@ -22,10 +22,10 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
-        // Links libcrypto (libssl-dev) for SHA-256; xxHash (libxxhash-dev) is header-only.
+        // Links Nettle (nettle-dev) for SHA-256; xxHash (libxxhash-dev) is header-only.
         .target(
             name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CAVIF"],
-            linkerSettings: [.linkedLibrary("crypto")]),
+            linkerSettings: [.linkedLibrary("nettle")]),
         .target(
             name: "ImageCore",
             dependencies: [

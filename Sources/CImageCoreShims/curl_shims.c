@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /// The libcurl functions imgcache uses, resolved from libcurl.so.4.
 static struct {
@@ -35,6 +36,8 @@ static struct {
             return -1;                                                          \
         }                                                                       \
     } while (0)
+
+void imgcache_curl_prepare_process(void) { setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 0); }
 
 int imgcache_curl_load(char *error) {
     void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);

@@ -16,6 +16,7 @@ enum ProcessEntry {
         if let status = warmHitStatus() { exit(status) }
         WarmHit.handOverSignals()
         MallocArenas.limit()
+        CurlGlobal.prepareProcess()
         Task { @MainActor in
             await IMGCacheCommand.runCommandLine()
             exit(0)

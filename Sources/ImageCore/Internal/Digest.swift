@@ -1,12 +1,12 @@
 internal import CImageCoreShims
 
-/// Digests in lowercase hex. SHA-256 (OpenSSL's libcrypto, which uses the
-/// CPU's SHA extensions where present) names cache files after keys, where a
+/// Digests in lowercase hex. SHA-256 (Nettle, which uses the CPU's SHA
+/// extensions where present) names cache files after keys, where a
 /// collision must be infeasible even for a URL chosen to cause one. XXH3-128
 /// (xxHash) checks entries' bytes: it only has to catch damage, and is many
 /// times faster.
 enum Digest {
-    /// The hex SHA-256 of `bytes`. The corresponding C function is `SHA256_Update`.
+    /// The hex SHA-256 of `bytes`. The corresponding C function is `sha256_update`.
     static func sha256Hex(_ bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeBytes { buffer in
