@@ -72,17 +72,14 @@ struct CacheInventory {
         var shard = Shard(name: name, directory: open, placement: placement)
         let files = open.fileNames()
         // Entries first, then each data file joins its entry's item.
-        var itemIndex: [EntryHash: Int] = [:]
-        itemIndex.reserveCapacity(files.count / 2 + 1)
         var others: [FileName] = []
-        others.reserveCapacity(files.count / 2 + 1)
+        shard.items.reserveCapacity(placement == .attributes ? files.count : files.count / 2 + 1)
         let recordLength = placement == .attributes ? 64 : 69
         for file in files {
             if file.count == recordLength, let hash = EntryHash(file),
                 placement == .attributes || file.hasSuffix(".meta")
             {
                 if let status = open.status(file) {
-                    itemIndex[hash] = shard.items.count
                     let bytes = placement == .attributes ? status.size : 0
                     shard.items.append(Item(hash: hash, bytes: bytes, lastUsed: status.modified, record: file))
                 }
@@ -90,11 +87,22 @@ struct CacheInventory {
                 others.append(file)
             }
         }
+        // The index of items by hash is built when a data file first needs
+        // it: with records in attributes a shard usually has none, and
+        // hashing its 6 000 keys was a tenth of a clean's own time.
+        var itemIndex: [EntryHash: Int]?
+        func item(_ hash: EntryHash) -> Int? {
+            if itemIndex == nil {
+                itemIndex = Dictionary(
+                    shard.items.enumerated().map { ($1.hash, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            return itemIndex?[hash]
+        }
         var shared: [Int] = []  // items with more than one data file
         for file in others {
             if EntryHash(file) != nil, file.hasPrefix(".partial", at: 64) {
                 if let status = open.status(file) { shard.partials.append((file, status.modified)) }
-            } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = itemIndex[hash] {
+            } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = item(hash) {
                 shard.items[index].bytes += bytes
                 if shard.items[index].data == nil && placement == .files {
                     shard.items[index].data = file
