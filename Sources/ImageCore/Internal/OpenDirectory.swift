@@ -4,15 +4,31 @@
 
 /// A file name as the directory holds it: raw bytes, compared byte by byte.
 /// A scan of 100 000 entries makes one of these per file, and no `String`:
-/// Unicode-aware string work on every name cost `clean` seconds.
+/// Unicode-aware string work on every name cost `clean` seconds. The names
+/// of one directory pass share one buffer, each a range of it: one heap
+/// allocation per pass instead of one per name.
 struct FileName: Hashable, Sendable {
-    /// The name's bytes followed by a NUL, ready for the C calls.
-    fileprivate let terminated: [UInt8]
+    /// The names of a pass, each followed by a NUL for the C calls.
+    private let storage: [UInt8]
+    /// Where this name starts in `storage`.
+    private let start: Int
+    /// The name's length in bytes.
+    let count: Int
 
-    fileprivate init(terminated: [UInt8]) { self.terminated = terminated }
+    fileprivate init(storage: [UInt8], start: Int, count: Int) {
+        self.storage = storage
+        self.start = start
+        self.count = count
+    }
 
     /// The name's bytes, without the NUL.
-    var bytes: ArraySlice<UInt8> { terminated.dropLast() }
+    var bytes: ArraySlice<UInt8> { storage[start..<(start + count)] }
+
+    /// Calls `body` with the name as a NUL-terminated C string.
+    fileprivate func withCString<Result>(_ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        storage.withUnsafeBytes { body(($0.baseAddress! + start).assumingMemoryBound(to: CChar.self)) }
+    }
+
     /// The first 64 bytes of a name, as eight words (native byte order).
     typealias Stem = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
@@ -20,14 +36,12 @@ struct FileName: Hashable, Sendable {
     /// them (an entry file's key hash), loaded as words rather than compared
     /// byte by byte.
     func stem() -> Stem? {
-        guard count >= 64, terminated[64] == UInt8(ascii: ".") || terminated[64] == 0 else { return nil }
-        return terminated.withUnsafeBytes { raw in
-            func word(_ index: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }
+        guard count >= 64, storage[start + 64] == UInt8(ascii: ".") || storage[start + 64] == 0 else { return nil }
+        return storage.withUnsafeBytes { raw in
+            func word(_ index: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: start + index * 8, as: UInt64.self) }
             return (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
         }
     }
-    /// The name's length in bytes.
-    var count: Int { terminated.count - 1 }
     /// The name as text, for paths and messages.
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -41,8 +55,14 @@ struct FileName: Hashable, Sendable {
     func hasPrefix(_ infix: StaticString, at offset: Int) -> Bool {
         let needle = UnsafeBufferPointer(start: infix.utf8Start, count: infix.utf8CodeUnitCount)
         guard count >= offset + needle.count else { return false }
-        let start = terminated.startIndex + offset
-        return terminated[start..<(start + needle.count)].elementsEqual(needle)
+        return storage[(start + offset)..<(start + offset + needle.count)].elementsEqual(needle)
+    }
+
+    static func == (a: FileName, b: FileName) -> Bool { a.bytes.elementsEqual(b.bytes) }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for byte in bytes { hasher.combine(byte) }
     }
 }
 
@@ -92,14 +112,17 @@ final class OpenDirectory {
         // never by copying `entry.pointee`.
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
-        var names: [FileName] = []
+        var storage: [UInt8] = []
+        var ranges: [(start: Int, count: Int)] = []
         while let entry = readdir(stream) {
             let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
             guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
             let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: UInt8.self)
             let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-            names.append(FileName(terminated: Array(UnsafeBufferPointer(start: name, count: length + 1))))
+            ranges.append((storage.count, length))
+            storage.append(contentsOf: UnsafeBufferPointer(start: name, count: length + 1))
         }
+        let names = ranges.map { FileName(storage: storage, start: $0.start, count: $0.count) }
         return names
     }
 
@@ -107,9 +130,7 @@ final class OpenDirectory {
     /// gone or not a regular file. The corresponding C function is `fstatat`.
     func status(_ name: FileName) -> (size: Int, modified: Double)? {
         var info = stat()
-        let found = name.terminated.withUnsafeBufferPointer { cName in
-            cName.withMemoryRebound(to: CChar.self) { fstatat(descriptor, $0.baseAddress!, &info, AT_SYMLINK_NOFOLLOW) }
-        }
+        let found = name.withCString { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }
         guard found == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
@@ -117,9 +138,7 @@ final class OpenDirectory {
     /// Removes the file `name`; a missing file is not an error. The
     /// corresponding C function is `unlinkat`.
     func remove(_ name: FileName) {
-        _ = name.terminated.withUnsafeBufferPointer { cName in
-            cName.withMemoryRebound(to: CChar.self) { unlinkat(descriptor, $0.baseAddress!, 0) }
-        }
+        _ = name.withCString { unlinkat(descriptor, $0, 0) }
     }
 
     /// The full path of `name`.
