@@ -44,12 +44,10 @@ enum JPEGMarkers {
     /// anything but 0x00 or a restart marker).
     private static func skipEntropyCodedData(_ bytes: [UInt8], from start: Int) -> Int {
         var index = start
-        while index + 1 < bytes.count {
-            if bytes[index] == 0xFF {
-                let next = bytes[index + 1]
-                if next != 0x00 && !(0xD0...0xD7).contains(next) && next != 0xFF { return index }
-            }
-            index += 1
+        while let found = bytes.firstIndex(of: 0xFF, from: index), found + 1 < bytes.count {
+            let next = bytes[found + 1]
+            if next != 0x00 && !(0xD0...0xD7).contains(next) && next != 0xFF { return found }
+            index = found + 1
         }
         return bytes.count
     }

@@ -29,6 +29,12 @@ final class CurlMultiLoop: Sendable {
         var thread: pthread_t?
         var nextSequence: UInt64 = 0
         var cleanedUp = false
+        /// Whether the loop, at its last look, had a free slot and nothing
+        /// queued: only then does a new transfer need to wake it. When every
+        /// slot is busy, the loop admits queued transfers as others end, and
+        /// a wake-up (a write to a socket pair, and a return from poll) per
+        /// queued transfer would be wasted.
+        var wantsWork = false
     }
 
     /// Why: a raw pointer is not Sendable, but after `init` the handle is
@@ -65,17 +71,20 @@ final class CurlMultiLoop: Sendable {
         self.settings = settings
     }
 
-    /// Queues a transfer and wakes the loop.
+    /// Queues a transfer, and wakes the loop if it waits for work.
     func enqueue(id: UInt64, request: DownloadRequest, continuation: CheckedContinuation<DownloadResponse, any Error>) {
-        let startThread = inbox.withLock { inbox in
+        let (startThread, wake) = inbox.withLock { inbox in
             inbox.queued.append(
                 Queued(id: id, sequence: inbox.nextSequence, request: request, continuation: continuation))
             inbox.nextSequence += 1
-            defer { inbox.threadStarted = true }
-            return !inbox.threadStarted
+            defer {
+                inbox.threadStarted = true
+                inbox.wantsWork = false
+            }
+            return (!inbox.threadStarted, inbox.wantsWork)
         }
         if startThread { startLoopThread() }
-        imgcache_curl_multi_wakeup(handles.multi)
+        if wake { imgcache_curl_multi_wakeup(handles.multi) }
     }
 
     /// Cancels one transfer, queued or running.
@@ -135,9 +144,12 @@ final class CurlMultiLoop: Sendable {
                 byHandle[transfer.easy.raw] = nil
                 transfer.abandon(ImageCoreError(.interrupted, "interrupted"))
             }
+            let slotsTaken = active.count + work.admitted.count
             for item in work.admitted {
                 start(item, active: &active, byHandle: &byHandle)
             }
+            // A transfer cancelled or unable to start leaves its slot free now.
+            let slotFreed = !doomed.isEmpty || active.count < slotsTaken
             if work.shuttingDown && active.isEmpty { break }
 
             var running: Int32 = 0
@@ -155,7 +167,7 @@ final class CurlMultiLoop: Sendable {
             }
             // Freed slots go to queued transfers at once: they were queued
             // earlier, so no wake-up is coming for them.
-            if finished > 0 { continue }
+            if finished > 0 || slotFreed { continue }
             imgcache_curl_multi_poll(handles.multi, 1000)
         }
         cleanUpOnce()
@@ -214,6 +226,7 @@ final class CurlMultiLoop: Sendable {
                 work.admitted.append(inbox.queued.remove(at: next))
                 free -= 1
             }
+            inbox.wantsWork = free > 0
             return work
         }
         for item in dropped { item.continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted")) }

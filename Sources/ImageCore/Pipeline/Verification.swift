@@ -3,10 +3,16 @@
 /// decoder — header against the limits, structure to its end — so a
 /// truncated or corrupt body is never cached.
 extension ImageManager {
-    /// Verifies `bytes` off the cooperative thread pool (the checks run C
-    /// decoders over the whole body). Throws `.image` errors.
+    /// Bodies up to this size are checked where they are, on the
+    /// cooperative pool: well under a millisecond of work, where the hop to
+    /// Dispatch's pool and back cost two thread wake-ups per download.
+    static let inlineVerificationLimit = 256 * 1024
+
+    /// Verifies `bytes`; a large body off the cooperative thread pool (the
+    /// checks run C decoders over the whole body). Throws `.image` errors.
     func verify(_ bytes: [UInt8]) async throws -> ImageInfo {
         let decoder = self.decoder
+        if bytes.count <= Self.inlineVerificationLimit { return try decoder.inspect(bytes) }
         return try await runInBackground { try decoder.inspect(bytes) }
     }
 }

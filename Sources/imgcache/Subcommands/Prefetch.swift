@@ -40,12 +40,13 @@ extension IMGCacheCommand {
             }
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
-            // Two loads per download slot keep the slots busy while cache
-            // hits are answered; each queued load holds its task's frames
-            // (about 30 KB), so four per slot cost -j16 1 MiB more for no speed.
+            // A few loads beyond the download slots keep the slots busy
+            // while cache hits are answered. Each queued load holds its
+            // task's frames (about 30 KB): four per slot cost -j16 1 MiB
+            // more than four in all, for no speed.
             let run = PrefetchRun(
                 manager: manager, download: download, json: global.json, progress: progress,
-                window: concurrency * 2)
+                window: concurrency + 4)
             let tally = await run.process(
                 input, expectedTotal: progress == nil ? nil : URLListCount.count(input.fd))
             progress?.finish()

@@ -1,0 +1,37 @@
+import Testing
+
+@testable import ImageCore
+
+/// The marker walk that checks a download before it is stored, on
+/// hand-made streams: entropy-coded data with stuffed bytes, restart
+/// markers and fill bytes, which are data, not markers.
+struct JPEGMarkersTests {
+    private let head: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00]
+    private let scan: [UInt8] = [0xFF, 0xDA, 0x00, 0x02]
+    /// Stuffed 0xFF 0x00, a restart marker and a fill byte before the next marker.
+    private let data: [UInt8] = [0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD0, 0x56, 0xFF]
+    private let end: [UInt8] = [0xFF, 0xD9]
+
+    @Test func aCompleteStreamReachesItsEnd() {
+        let walk = JPEGMarkers.walk(head + scan + data + end)
+        #expect(walk.scans == 1)
+        #expect(walk.complete)
+    }
+
+    @Test func scansAreCountedPastTheirData() {
+        let walk = JPEGMarkers.walk(head + scan + data + scan + data + scan + [0x01] + end)
+        #expect(walk.scans == 3)
+        #expect(walk.complete)
+    }
+
+    @Test func aStreamCutShortIsIncomplete() {
+        let whole = head + scan + data + end
+        for length in 4..<(whole.count - 1) {
+            #expect(!JPEGMarkers.walk(Array(whole.prefix(length))).complete, "cut at \(length)")
+        }
+    }
+
+    @Test func dataEndingInAMarkerPrefixIsIncomplete() {
+        #expect(!JPEGMarkers.walk(head + scan + [0x12, 0xFF]).complete)
+    }
+}
