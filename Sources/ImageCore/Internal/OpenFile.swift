@@ -75,6 +75,24 @@ final class OpenFile {
         _ = lseek(descriptor, 0, SEEK_SET)
     }
 
+    /// Whether `path` still names this open file (same device and inode).
+    /// A file locked after another process renamed it elsewhere is no
+    /// longer the one at `path`. The corresponding C functions are `fstat`
+    /// and `stat`.
+    func isStill(at path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    /// Hands the descriptor (and any `flock` lock on it) over to the
+    /// caller, who closes it; this object no longer does.
+    func takeDescriptor() -> Int32 {
+        defer { descriptor = -1 }
+        return descriptor
+    }
+
     /// Moves the offset to the end, to append. The corresponding C function is `lseek`.
     func seekToEnd() {
         _ = lseek(descriptor, 0, SEEK_END)

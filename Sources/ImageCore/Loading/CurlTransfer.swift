@@ -120,12 +120,10 @@ final class CurlTransfer {
             outcome = .failure(CurlError.error(for: code, detail: easy.errorDetail))
         }
         if case .success(var response) = outcome, let resumable {
-            do {
-                response.bodyPath = try resumable.claim()
-                outcome = .success(response)
-            } catch {
-                outcome = .failure(error as? ImageCoreError ?? ImageCoreError(.cacheIO, "\(error)"))
-            }
+            // The body stays at its shared name, locked, until the caller
+            // stores it: the lock (the sink's descriptor) goes with it.
+            response.bodyLock = resumable.finished()
+            outcome = .success(response)
         }
         if case .failure(let error) = outcome, resumable?.keeps(after: error, wrongLength: wrongLength) != true {
             // A broken-off body is kept for a resume; anything else goes.

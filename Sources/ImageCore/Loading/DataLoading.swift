@@ -8,6 +8,10 @@ public struct DownloadResponse: Sendable {
     public var headers: [String: String]
     /// The temporary file holding the body; the caller owns it now.
     public var bodyPath: String
+    /// The lock on `bodyPath` when it is the cache's shared partial body:
+    /// release it once the body is renamed into the cache or removed (it is
+    /// released anyway when the last copy of the response goes).
+    public var bodyLock: BodyLock?
     /// Bytes in the body.
     public var bodySize: Int
     /// The body's bytes, also in `bodyPath`; nil when part of them came from

@@ -5,8 +5,9 @@
 /// resource is sent whole rather than spliced onto old bytes (which `wget -c`
 /// cannot tell apart from a longer file).
 ///
-/// The body file is locked (`flock`) by the process writing it; a second
-/// process downloading the same URL at once uses a private temporary file.
+/// The body file is locked (`flock`) by the process writing it, until the
+/// finished body is renamed into the cache (`BodyLock`); a second process
+/// downloading the same URL at once uses a private temporary file.
 struct PartialDownload {
     /// Partials older than this are not resumed (and `clean` removes them).
     static let maxAge = CacheDirectory.partialMaxAge
@@ -28,6 +29,13 @@ struct PartialDownload {
     /// positioned to append to it.
     static func open(_ path: String, url: String) -> PartialDownload? {
         guard let file = try? OpenFile.locked(path, waiting: false) else { return nil }
+        // Between our open and our lock, the process that held the lock may
+        // have renamed the finished body into the cache: that file is an
+        // entry now, not a partial to write into.
+        guard file.isStill(at: path) else {
+            file.close()
+            return nil
+        }
         guard let size = try? file.size(), size > 0 else {
             // A new, empty body: nothing to resume and nothing to forget.
             return PartialDownload(file: file, resumable: nil)

@@ -1,7 +1,8 @@
 /// The resume protocol for one transfer whose body goes to a shared partial
 /// file (see `PartialDownload`): it asks for the rest with `Range` and
 /// `If-Range`, checks the server's `Content-Range`, records the validator
-/// for a later resume, and at the end either claims the body or keeps it.
+/// for a later resume, and at the end either hands the body over, still
+/// locked, or keeps it.
 struct ResumableBody {
     /// The open, locked partial body.
     let partial: PartialDownload
@@ -55,14 +56,13 @@ struct ResumableBody {
         return ImageCoreError(.network, "resumed body is \(size) bytes, the server said \(total)")
     }
 
-    /// Moves the finished body out of the shared name while still holding
-    /// its lock, so no other process can start writing into it, and drops
-    /// its record. Returns the body's new path.
-    func claim() throws -> String {
-        let unique = "\(partial.path).\(UniqueName.make()).part"
-        try POSIXFile.rename(partial.path, to: unique)
+    /// Drops the finished body's resume record and returns a hold on its
+    /// lock: the body stays at its shared name, locked, until the caller
+    /// renames it into the cache (one rename, not two) or removes it, so no
+    /// other process starts writing into it meanwhile.
+    func finished() -> BodyLock {
         if recordWritten || offset > 0 { _ = try? POSIXFile.remove(PartialDownload.recordPath(partial.path)) }
-        return unique
+        return BodyLock(holding: partial.file)
     }
 
     /// Whether a failed body is kept for a resume: only one broken off by

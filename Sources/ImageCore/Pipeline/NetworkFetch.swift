@@ -59,6 +59,9 @@ extension ImageManager {
         let downloaded = try await downloadRetrying(
             download(for: request, key: key, stale: stale),
             retries: request.retries)
+        // Defers run last first: the body is removed (if not stored) while
+        // its lock still holds, then the lock goes.
+        defer { downloaded.bodyLock?.release() }
         var consumed = false
         defer { if !consumed { _ = try? POSIXFile.remove(downloaded.bodyPath) } }
         if downloaded.status == 304 { return try merge(notModified: downloaded, into: stale, request, key: key) }
