@@ -21,6 +21,11 @@ struct FileName: Hashable, Sendable {
         self.count = count
     }
 
+    /// A name made of `bytes` (ASCII, no NUL).
+    init(_ bytes: [UInt8]) {
+        self.init(storage: bytes + [0], start: 0, count: bytes.count)
+    }
+
     /// The name's bytes, without the NUL.
     var bytes: ArraySlice<UInt8> { storage[start..<(start + count)] }
 
@@ -124,6 +129,33 @@ final class OpenDirectory {
         }
         let names = ranges.map { FileName(storage: storage, start: $0.start, count: $0.count) }
         return names
+    }
+
+    /// Calls `body` with each regular file's name (and each whose type the
+    /// file system does not report), in directory order. The names share one
+    /// scratch buffer, reused while `body` keeps no name: a scan of 100 000
+    /// entries that keeps only what it stats allocates nothing per file (a
+    /// name that is kept gets a buffer of its own, copy-on-write).
+    func forEachFile(_ body: (FileName) -> Void) {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return
+        }
+        defer { closedir(stream) }
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(256)
+        while let entry = readdir(stream) {
+            let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
+            guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
+            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: UInt8.self)
+            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: UnsafeBufferPointer(start: name, count: length + 1))
+            body(FileName(storage: scratch, start: 0, count: length))
+        }
     }
 
     /// Size and modification time of the regular file `name`; nil if it is

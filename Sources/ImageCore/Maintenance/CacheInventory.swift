@@ -16,13 +16,18 @@ struct CacheInventory {
         var bytes: Int
         /// Last use: the record's modification time.
         var lastUsed: Double
-        /// The entry's file (`.attributes`) or its record (`.files`):
-        /// removing it first makes the entry unreachable.
-        var record: FileName
+        /// Whether the record is a file of its own (`<hash>.meta`, `.files`)
+        /// rather than an attribute of the entry's file (`<hash>`).
+        var recordIsFile: Bool
         /// The data file (the bytes) of a `.files` entry, if present.
         var data: FileName?
         /// Variants of the bytes (thumbnails), usually none.
         var variants: [FileName] = []
+
+        /// The entry's file (`.attributes`) or its record (`.files`):
+        /// removing it first makes the entry unreachable. Named from the
+        /// hash when needed, so a scan keeps no name per entry.
+        var record: FileName { hash.fileName(suffix: recordIsFile ? ".meta" : "") }
 
         /// The record first, then the data files.
         var files: [FileName] { [record] + (data.map { [$0] } ?? []) + variants }
@@ -70,23 +75,24 @@ struct CacheInventory {
     static func shard(_ name: String, in directory: CacheDirectory, placement: RecordPlacement) -> Shard? {
         guard let open = OpenDirectory("\(directory.entries)/\(name)") else { return nil }
         var shard = Shard(name: name, directory: open, placement: placement)
-        let files = open.fileNames()
         // Entries first, then each data file joins its entry's item.
         var others: [FileName] = []
-        shard.items.reserveCapacity(placement == .attributes ? files.count : files.count / 2 + 1)
         let recordLength = placement == .attributes ? 64 : 69
-        for file in files {
-            if file.count == recordLength, let hash = EntryHash(file),
-                placement == .attributes || file.hasSuffix(".meta")
-            {
+        let recordIsFile = placement == .files
+        var items: [Item] = []
+        open.forEachFile { file in
+            if file.count == recordLength, let hash = EntryHash(file), !recordIsFile || file.hasSuffix(".meta") {
                 if let status = open.status(file) {
-                    let bytes = placement == .attributes ? status.size : 0
-                    shard.items.append(Item(hash: hash, bytes: bytes, lastUsed: status.modified, record: file))
+                    items.append(
+                        Item(
+                            hash: hash, bytes: recordIsFile ? 0 : status.size, lastUsed: status.modified,
+                            recordIsFile: recordIsFile))
                 }
             } else {
                 others.append(file)
             }
         }
+        shard.items = items
         // The index of items by hash is built when a data file first needs
         // it: with records in attributes a shard usually has none, and
         // hashing its 6 000 keys was a tenth of a clean's own time.
@@ -156,7 +162,8 @@ extension CacheInventory.Shard {
         let live = Set([entry.dataFileName] + entry.variants.map(\.fileName))
         // What the entry's own file holds (`.attributes`), without the files sorted here.
         let own = item.bytes - item.files.dropFirst().reduce(0) { $0 + (CacheInventory.sizeInName($1) ?? 0) }
-        var sorted = CacheInventory.Item(hash: item.hash, bytes: own, lastUsed: item.lastUsed, record: item.record)
+        var sorted = CacheInventory.Item(
+            hash: item.hash, bytes: own, lastUsed: item.lastUsed, recordIsFile: item.recordIsFile)
         for file in item.files.dropFirst() {
             guard live.contains(file.string) else {
                 addStray(file)
@@ -193,6 +200,13 @@ struct EntryHash: Hashable, CustomStringConvertible {
 
     /// The 64 hex digits.
     var description: String { FileName.stemText(digits) }
+
+    /// The file name made of the digits and `suffix`.
+    func fileName(suffix: StaticString) -> FileName {
+        var bytes = withUnsafeBytes(of: digits) { Array($0) }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+        return FileName(bytes)
+    }
 
     static func == (a: EntryHash, b: EntryHash) -> Bool { FileName.stemsEqual(a.digits, b.digits) }
 
