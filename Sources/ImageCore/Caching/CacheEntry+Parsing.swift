@@ -72,7 +72,7 @@ extension CacheEntry {
         var etag, lastModified, cacheControl, freshUntil, vary, variantKey, data: String?
     }
 
-    private static let newline = UInt8(ascii: "\n")
+    static let newline = UInt8(ascii: "\n")
 
     /// "<file> <bytes> <xxh3> <transform>"; nil if malformed.
     private static func variant(_ value: String) -> Variant? {

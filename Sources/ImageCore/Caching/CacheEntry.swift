@@ -92,13 +92,21 @@ extension CacheEntry {
     /// The record as text: one `name value` line per field, then a line with
     /// the checksum of everything before it, so a damaged record is detected.
     func serialized() -> [UInt8] {
-        var lines = [Self.magic]
-        func add(_ name: String, _ value: String?) {
+        // Built as bytes, a line at a time: the record is written once per
+        // download, and joining strings cost a score of allocations each time.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        func add(_ name: StaticString, _ value: String?) {
             guard let value else { return }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            bytes.append(UInt8(ascii: " "))
             // Only a value with a byte that can start a newline character is filtered.
             let mayBreak = value.utf8.contains { (0x0A...0x0D).contains($0) || $0 == 0xC2 || $0 == 0xE2 }
-            lines.append("\(name) \(mayBreak ? value.filter { !$0.isNewline } : value)")
+            bytes.append(contentsOf: mayBreak ? Array(value.filter { !$0.isNewline }.utf8) : Array(value.utf8))
+            bytes.append(Self.newline)
         }
+        bytes.append(contentsOf: Self.magic.utf8)
+        bytes.append(Self.newline)
         add("key", key == url ? nil : key)
         add("url", url)
         add("format", info.format.rawValue)
@@ -120,8 +128,9 @@ extension CacheEntry {
         for variant in variants {
             add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
         }
-        let body = lines.joined(separator: "\n") + "\n"
-        return Array((body + "check \(Self.seal(Array(body.utf8)))\n").utf8)
+        let seal = Self.seal(bytes)
+        bytes.append(contentsOf: "check \(seal)\n".utf8)
+        return bytes
     }
 
     static func lastLineStart(_ bytes: [UInt8]) -> Int? {
