@@ -8,6 +8,7 @@ IMGCACHE=$(readlink -f "${1:?usage: bench.sh PATH/TO/imgcache}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
 RUNS=${RUNS:-3}
+COLD_RUNS=${COLD_RUNS:-5}  # row 2: one round per tool, see there
 . "$HERE/scripts/lib/nginx.sh"
 
 WORK=$(mktemp -d /tmp/imgcache-bench.XXXXXX)
@@ -91,8 +92,13 @@ for j in 6 16; do
 	awk -v d="$WORK/curlz" '{ n=$0; sub(".*/", "", n); print "url = \"" $0 "\"\noutput = \"" d "/" n "\"" }' "$WORK/list.txt" > "$WORK/curl.cfg"
 	declare -A times=() systimes=() conns=()
 	tools=(imgcache aria2c curl-Z wget2 xargs-curl)
-	for run in $(seq "$RUNS"); do
-		for tool in "${tools[@]}"; do
+	# Each run starts by deleting the previous one's 1000 files, and on a
+	# journal-less ext4 a run's inode allocations then scan past recently
+	# freed inodes, more so as the row goes on: the order of the tools turns
+	# by one each round, so that over five rounds each takes each place once.
+	for run in $(seq "$COLD_RUNS"); do
+		order=("${tools[@]:$(((run - 1) % ${#tools[@]}))}" "${tools[@]:0:$(((run - 1) % ${#tools[@]}))}")
+		for tool in "${order[@]}"; do
 			rm -rf "$WORK/c2" "$WORK/d2" "$WORK/curlz"; mkdir -p "$WORK/d2" "$WORK/curlz"
 			nginx_reset_log "$WORK/fresh"
 			case $tool in
@@ -396,8 +402,9 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
   record (about 400 bytes) does not fit in a 256-byte inode, so the attribute gets a block of its own.
   In row 2 the disk dominates both tools: on this ext4 (no journal), allocating an inode scans past inodes
   freed recently, and each run starts by deleting the previous run's 1000 files, so a run's time depends on
-  what ran before it (row 2 has moved between 0.9 and 1.4 × curl's time over benches of the same code);
-  compare ratios within one run, and row 2b for the cost of the code itself.
+  what ran before it (row 2 has moved between 0.9 and 1.4 × curl's time over benches of nearly the same
+  code). Row 2 therefore takes five rounds with the tools' order turned by one each round, so that each tool
+  runs once in each place; compare ratios within one run, and row 2b for the cost of the code itself.
 - **Warm hit vs `curl -s file://`**: process start-up: the loader maps and binds the image libraries'
   dependencies and relocates the static Swift runtime (a non-PIE link cut a hit's CPU by a quarter, but gives
   up address-space randomisation for a tool that parses untrusted bytes, so it is not used). SHA-256 comes from
