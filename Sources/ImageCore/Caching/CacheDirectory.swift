@@ -58,21 +58,14 @@ public struct CacheDirectory: Sendable, Equatable {
     /// Path of the metadata record for a key hash (`.files` placement).
     func metadataPath(_ hash: String) -> String { "\(shard(hash))/\(hash).meta" }
 
-    /// Path of the bytes of an entry (`.files` placement): named by its checksum too, so a metadata
-    /// record can only ever name the bytes it describes, and by its size, so
-    /// `clean` can add up a cache without a `stat` per file.
-    func dataPath(_ hash: String, checksum: String, byteCount: Int, format: ImageFormat) -> String {
-        "\(shard(hash))/\(hash).\(checksum.prefix(16)).\(byteCount).\(format.fileExtension)"
-    }
+    /// How long an interrupted download's partial body is kept for resuming
+    /// (the downloader resumes only younger ones; clean removes older ones).
+    static let partialMaxAge: Double = 86400
 
     /// Where a download of the key is written, in the shard its bytes will
     /// live in: storing it is then a rename within one directory, which
     /// takes neither the file system's cross-directory rename lock nor the
     /// lock of a directory every download shares.
-    /// How long an interrupted download's partial body is kept for resuming
-    /// (the downloader resumes only younger ones; clean removes older ones).
-    static let partialMaxAge: Double = 86400
-
     func partialPath(_ hash: String) -> String { "\(shard(hash))/\(hash).partial" }
 
     /// Path of a failed-URL record.

@@ -32,6 +32,9 @@ struct RecordFileEntryLayout: EntryLayout {
         return .absent
     }
 
+    /// Named by the checksum too, so a record can only ever name the bytes it
+    /// describes, and by the size, so `clean` can add up a cache without a
+    /// `stat` per file.
     func dataFileName(_ hash: String, checksum: String, byteCount: Int, format: ImageFormat) -> String {
         "\(hash).\(checksum.prefix(16)).\(byteCount).\(format.fileExtension)"
     }

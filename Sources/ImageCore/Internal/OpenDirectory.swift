@@ -4,34 +4,25 @@
 
 /// A file name as the directory holds it: raw bytes, compared byte by byte.
 /// A scan of 100 000 entries makes one of these per file, and no `String`:
-/// Unicode-aware string work on every name cost `clean` seconds. The names
-/// of one directory pass share one buffer, each a range of it: one heap
-/// allocation per pass instead of one per name.
+/// Unicode-aware string work on every name cost `clean` seconds.
 struct FileName: Hashable, Sendable {
-    /// The names of a pass, each followed by a NUL for the C calls.
-    private let storage: [UInt8]
-    /// Where this name starts in `storage`.
-    private let start: Int
-    /// The name's length in bytes.
-    let count: Int
+    /// The name's bytes followed by a NUL, ready for the C calls.
+    fileprivate let terminated: [UInt8]
 
-    fileprivate init(storage: [UInt8], start: Int, count: Int) {
-        self.storage = storage
-        self.start = start
-        self.count = count
-    }
+    fileprivate init(terminated: [UInt8]) { self.terminated = terminated }
 
     /// A name made of `bytes` (ASCII, no NUL).
-    init(_ bytes: [UInt8]) {
-        self.init(storage: bytes + [0], start: 0, count: bytes.count)
-    }
+    init(_ bytes: [UInt8]) { terminated = bytes + [0] }
+
+    /// The name's length in bytes.
+    var count: Int { terminated.count - 1 }
 
     /// The name's bytes, without the NUL.
-    var bytes: ArraySlice<UInt8> { storage[start..<(start + count)] }
+    var bytes: ArraySlice<UInt8> { terminated.dropLast() }
 
     /// Calls `body` with the name as a NUL-terminated C string.
     fileprivate func withCString<Result>(_ body: (UnsafePointer<CChar>) -> Result) -> Result {
-        storage.withUnsafeBytes { body(($0.baseAddress! + start).assumingMemoryBound(to: CChar.self)) }
+        terminated.withUnsafeBytes { body($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
     }
 
     /// The first 64 bytes of a name, as eight words (native byte order).
@@ -41,9 +32,9 @@ struct FileName: Hashable, Sendable {
     /// them (an entry file's key hash), loaded as words rather than compared
     /// byte by byte.
     func stem() -> Stem? {
-        guard count >= 64, storage[start + 64] == UInt8(ascii: ".") || storage[start + 64] == 0 else { return nil }
-        return storage.withUnsafeBytes { raw in
-            func word(_ index: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: start + index * 8, as: UInt64.self) }
+        guard count >= 64, terminated[64] == UInt8(ascii: ".") || terminated[64] == 0 else { return nil }
+        return terminated.withUnsafeBytes { raw in
+            func word(_ index: Int) -> UInt64 { raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }
             return (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
         }
     }
@@ -60,14 +51,7 @@ struct FileName: Hashable, Sendable {
     func hasPrefix(_ infix: StaticString, at offset: Int) -> Bool {
         let needle = UnsafeBufferPointer(start: infix.utf8Start, count: infix.utf8CodeUnitCount)
         guard count >= offset + needle.count else { return false }
-        return storage[(start + offset)..<(start + offset + needle.count)].elementsEqual(needle)
-    }
-
-    static func == (a: FileName, b: FileName) -> Bool { a.bytes.elementsEqual(b.bytes) }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(count)
-        for byte in bytes { hasher.combine(byte) }
+        return terminated[offset..<(offset + needle.count)].elementsEqual(needle)
     }
 }
 
@@ -102,32 +86,10 @@ final class OpenDirectory {
     deinit { close(descriptor) }
 
     /// The names of the regular files (and of those whose type the file
-    /// system does not report), in directory order. The corresponding C
-    /// functions are `fdopendir` and `readdir`.
+    /// system does not report), in directory order.
     func fileNames() -> [FileName] {
-        // fdopendir takes over the descriptor it is given: hand it a copy.
-        let copy = dup(descriptor)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return []
-        }
-        defer { closedir(stream) }
-        // glibc sizes each record by its name's length, so the last one in a
-        // buffer can end before `sizeof(dirent)`: read through pointers,
-        // never by copying `entry.pointee`.
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
-        var storage: [UInt8] = []
-        var ranges: [(start: Int, count: Int)] = []
-        while let entry = readdir(stream) {
-            let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
-            guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
-            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: UInt8.self)
-            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-            ranges.append((storage.count, length))
-            storage.append(contentsOf: UnsafeBufferPointer(start: name, count: length + 1))
-        }
-        let names = ranges.map { FileName(storage: storage, start: $0.start, count: $0.count) }
+        var names: [FileName] = []
+        forEachFile { names.append($0) }
         return names
     }
 
@@ -136,17 +98,22 @@ final class OpenDirectory {
     /// scratch buffer, reused while `body` keeps no name: a scan of 100 000
     /// entries that keeps only what it stats allocates nothing per file (a
     /// name that is kept gets a buffer of its own, copy-on-write).
+    /// The corresponding C functions are `fdopendir` and `readdir`.
     func forEachFile(_ body: (FileName) -> Void) {
+        // fdopendir takes over the descriptor it is given: hand it a copy.
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
             return
         }
         defer { closedir(stream) }
+        // glibc sizes each record by its name's length, so the last one in a
+        // buffer can end before `sizeof(dirent)`: read through pointers,
+        // never by copying `entry.pointee`.
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+        // Sized by the names themselves, so that a kept name holds little more than its bytes.
         var scratch: [UInt8] = []
-        scratch.reserveCapacity(256)
         while let entry = readdir(stream) {
             let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
             guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
@@ -154,7 +121,7 @@ final class OpenDirectory {
             let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: UnsafeBufferPointer(start: name, count: length + 1))
-            body(FileName(storage: scratch, start: 0, count: length))
+            body(FileName(terminated: scratch))
         }
     }
 

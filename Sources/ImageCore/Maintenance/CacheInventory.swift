@@ -110,7 +110,7 @@ struct CacheInventory {
                 if let status = open.status(file) { shard.partials.append((file, status.modified)) }
             } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = item(hash) {
                 shard.items[index].bytes += bytes
-                if shard.items[index].data == nil && placement == .files {
+                if shard.items[index].data == nil && recordIsFile {
                     shard.items[index].data = file
                 } else {
                     if shard.items[index].variants.isEmpty { shared.append(index) }

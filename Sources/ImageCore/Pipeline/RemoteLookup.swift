@@ -14,7 +14,7 @@ extension ImageManager {
         guard
             let hit = await remote.lookup(
                 key, url: request.url, maxBytes: request.download.maxBytes,
-                inspect: { [decoder] in try decoder.inspect($0) })
+                inspect: { [self] in try await verify($0) })
         else { return nil }
         let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
         var local: CachedData?

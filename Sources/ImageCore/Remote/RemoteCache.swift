@@ -48,10 +48,10 @@ final class RemoteCache: Sendable {
 
     /// The first verified entry for `key` among the storages that have not
     /// failed; nil if none has one. `inspect` is the check a download gets
-    /// (sniff, header against the limits, structure to the end).
+    /// (sniff, header against the limits, structure to the end: `ImageManager.verify`).
     func lookup(
         _ key: CacheKey, url: String, maxBytes: Int,
-        inspect: @escaping @Sendable ([UInt8]) throws -> ImageInfo
+        inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo
     ) async -> Hit? {
         for (index, storage) in storages.enumerated() where await admit(index) {
             let object: [UInt8]?
@@ -84,7 +84,7 @@ final class RemoteCache: Sendable {
                 continue
             }
             do {
-                let info = try await runInBackground { try inspect(bytes) }
+                let info = try await inspect(bytes)
                 statistics.add(.remoteHits)
                 return Hit(entry: entry, bytes: bytes, info: info, storage: storage.configured.description)
             } catch let error as ImageCoreError {
