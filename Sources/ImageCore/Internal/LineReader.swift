@@ -30,21 +30,25 @@ package struct LineReader: AsyncSequence {
     package struct AsyncIterator: AsyncIteratorProtocol {
         let fd: Int32
         var buffer: [UInt8] = []
+        /// Where the next line starts: lines are not removed from the front
+        /// one by one, which would move the rest of the chunk for each line.
+        var start = 0
         var finished = false
 
         package mutating func next() async -> String? {
             while true {
-                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                    buffer.removeSubrange(...newline)
-                    return line
+                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: start) {
+                    defer { start = newline + 1 }
+                    return String(decoding: buffer[start..<newline], as: UTF8.self)
                 }
                 if finished {
-                    guard !buffer.isEmpty else { return nil }
-                    defer { buffer.removeAll() }
-                    return String(decoding: buffer, as: UTF8.self)
+                    guard start < buffer.count else { return nil }
+                    defer { start = buffer.count }
+                    return String(decoding: buffer[start...], as: UTF8.self)
                 }
                 let chunk = await Self.read(fd)
+                buffer.removeSubrange(..<start)
+                start = 0
                 if chunk.isEmpty { finished = true } else { buffer += chunk }
             }
         }

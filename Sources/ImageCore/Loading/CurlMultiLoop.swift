@@ -16,6 +16,7 @@ final class CurlMultiLoop: Sendable {
         let id: UInt64
         let sequence: UInt64
         let request: DownloadRequest
+        let body: TransferBody?
         let continuation: CheckedContinuation<DownloadResponse, any Error>
     }
 
@@ -46,6 +47,8 @@ final class CurlMultiLoop: Sendable {
     }
 
     private let inbox = Mutex(Inbox())
+    /// Queued transfers whose bodies their callers opened (or are opening).
+    private let openedBodies = Atomic<Int>(0)
     private let handles: MultiHandle
     private let settings: Downloader.Configuration
 
@@ -71,11 +74,31 @@ final class CurlMultiLoop: Sendable {
         self.settings = settings
     }
 
+    /// Whether a caller may open its transfer's body before queueing it,
+    /// counting it if so: yes while few queued transfers hold open bodies,
+    /// so a long queue (`fetch` of many URLs) does not hold a file open per
+    /// URL. A caller that then fails to open the body calls `releaseOpenedBody`.
+    func reserveOpenedBody() -> Bool {
+        let limit = 2 * settings.maxConcurrentDownloads
+        if openedBodies.add(1, ordering: .relaxed).newValue <= limit { return true }
+        releaseOpenedBody()
+        return false
+    }
+
+    /// Gives back a reservation of `reserveOpenedBody`.
+    func releaseOpenedBody() {
+        openedBodies.subtract(1, ordering: .relaxed)
+    }
+
     /// Queues a transfer, and wakes the loop if it waits for work.
-    func enqueue(id: UInt64, request: DownloadRequest, continuation: CheckedContinuation<DownloadResponse, any Error>) {
+    func enqueue(
+        id: UInt64, request: DownloadRequest, body: TransferBody?,
+        continuation: CheckedContinuation<DownloadResponse, any Error>
+    ) {
         let (startThread, wake) = inbox.withLock { inbox in
             inbox.queued.append(
-                Queued(id: id, sequence: inbox.nextSequence, request: request, continuation: continuation))
+                Queued(
+                    id: id, sequence: inbox.nextSequence, request: request, body: body, continuation: continuation))
             inbox.nextSequence += 1
             defer {
                 inbox.threadStarted = true
@@ -176,9 +199,10 @@ final class CurlMultiLoop: Sendable {
     private func start(
         _ item: Queued, active: inout [UInt64: CurlTransfer], byHandle: inout [UnsafeMutableRawPointer: UInt64]
     ) {
+        if item.body != nil { releaseOpenedBody() }
         guard
             let transfer = CurlTransfer(
-                id: item.id, request: item.request, settings: settings,
+                id: item.id, request: item.request, body: item.body, settings: settings,
                 continuation: item.continuation)
         else {
             item.continuation.resume(throwing: ImageCoreError(.failure, "libcurl could not create a handle"))
@@ -229,7 +253,13 @@ final class CurlMultiLoop: Sendable {
             inbox.wantsWork = free > 0
             return work
         }
-        for item in dropped { item.continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted")) }
+        for item in dropped {
+            if let body = item.body {
+                releaseOpenedBody()
+                body.discard()
+            }
+            item.continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted"))
+        }
         return work
     }
 

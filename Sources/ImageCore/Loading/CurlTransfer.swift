@@ -25,26 +25,33 @@ final class CurlTransfer {
 
     /// Creates the easy handle; nil if libcurl cannot. The corresponding C function is `curl_easy_init`.
     init?(
-        id: UInt64, request: DownloadRequest, settings: Downloader.Configuration,
+        id: UInt64, request: DownloadRequest, body: TransferBody?, settings: Downloader.Configuration,
         continuation: CheckedContinuation<DownloadResponse, any Error>
     ) {
-        guard let easy = CurlEasyHandle() else { return nil }
+        guard let easy = CurlEasyHandle() else {
+            body?.discard()
+            return nil
+        }
         self.id = id
         self.request = request
         self.continuation = continuation
         self.easy = easy
         self.events = settings.events
+        if let body { take(body) }
     }
 
-    /// Opens the body file and sets every option; throws if one is refused.
-    func configure(_ settings: Downloader.Configuration, share: UnsafeMutableRawPointer?) throws {
-        if let path = request.resumableBodyPath, let partial = PartialDownload.open(path, url: request.url) {
-            resumable = ResumableBody(partial)
-            sink = BodySink(partial.file)
-            if let offset = partial.resumable?.offset { events.emit("resuming \(request.url) at \(offset) bytes") }
-        } else {
-            sink = try BodySink(temporaryIn: settings.temporaryDirectory)
+    private func take(_ body: TransferBody) {
+        sink = body.sink
+        resumable = body.resumable
+        if let offset = body.resumable?.partial.resumable?.offset {
+            events.emit("resuming \(request.url) at \(offset) bytes")
         }
+    }
+
+    /// Opens the body file unless the caller did, and sets every option;
+    /// throws if one is refused.
+    func configure(_ settings: Downloader.Configuration, share: UnsafeMutableRawPointer?) throws {
+        if sink == nil { take(try TransferBody(for: request, temporaryDirectory: settings.temporaryDirectory)) }
         try easy.apply(request, settings: settings, share: share, extraHeaders: resumable?.requestHeaders ?? [])
         try easy.setCallbacks(
             body: curlWriteBody, header: curlReceiveHeader, context: Unmanaged.passUnretained(self).toOpaque())
@@ -83,6 +90,7 @@ final class CurlTransfer {
             abortReason = error as? ImageCoreError
             return 0
         }
+        if resumable?.awaitsRecord == true { resumable?.progressed(now: WallClock.now()) }
         if let onProgress = request.onProgress {
             onProgress(kept + sink.received, easy.contentLength.flatMap { $0 > 0 ? kept + $0 : nil })
         }

@@ -10,6 +10,16 @@ struct ResumableBody {
     private(set) var offset: Int
     /// Whether a resume record was written for this body.
     private(set) var recordWritten = false
+    /// The record this body is worth, not yet written: the URL and validator.
+    private var pendingRecord: (url: String, validator: String?)?
+    /// When the body's first bytes arrived.
+    private var startTime = 0.0
+
+    /// How long a body must take before its record is written while it
+    /// downloads. A record is a file created, renamed and removed: for a
+    /// body that arrives sooner it cost more than a resume could save, and
+    /// if such a body breaks off, the record is written then.
+    static let recordDelay = 1.0
     /// The whole body's length from Content-Range, when resuming.
     private(set) var total: Int?
 
@@ -43,10 +53,26 @@ struct ResumableBody {
         }
         // A small body is quicker to fetch again than to keep a record for.
         if contentLength.map({ offset + $0 >= PartialDownload.smallestResumable }) ?? true {
-            recordWritten = true
-            PartialDownload.remember(partial.path, url: url, validator: PartialDownload.strongValidator(head.headers))
+            pendingRecord = (url, PartialDownload.strongValidator(head.headers))
+            startTime = WallClock.now()
         }
         return resumed
+    }
+
+    /// Whether the body's record waits to be written.
+    var awaitsRecord: Bool { pendingRecord != nil }
+
+    /// Writes the record once the body has been arriving for `recordDelay`
+    /// seconds, so a process killed from then on leaves a resumable body.
+    mutating func progressed(now: Double) {
+        if now - startTime >= Self.recordDelay { writeRecord() }
+    }
+
+    private mutating func writeRecord() {
+        guard let record = pendingRecord else { return }
+        pendingRecord = nil
+        recordWritten = true
+        PartialDownload.remember(partial.path, url: record.url, validator: record.validator)
     }
 
     /// The problem with a finished resumed body of `size` bytes, if it is
@@ -66,10 +92,12 @@ struct ResumableBody {
     }
 
     /// Whether a failed body is kept for a resume: only one broken off by
-    /// the network, with a record or resumed bytes, and not one that came
-    /// out the wrong length.
-    func keeps(after error: ImageCoreError, wrongLength: Bool) -> Bool {
-        error.kind == .network && (recordWritten || offset > 0) && !wrongLength
+    /// the network, large enough for a record (written now if it was not
+    /// yet) or with resumed bytes, and not one that came out the wrong length.
+    mutating func keeps(after error: ImageCoreError, wrongLength: Bool) -> Bool {
+        guard error.kind == .network && !wrongLength else { return false }
+        writeRecord()
+        return recordWritten || offset > 0
     }
 
     /// "bytes 500-999/1000" → start 500, total 1000 (nil total for "*").

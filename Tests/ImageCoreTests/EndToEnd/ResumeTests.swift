@@ -42,6 +42,27 @@ import Testing
         #expect(try fetch("--offline", server.url("/big.png")).stdout == large)
     }
 
+    @Test func aProcessKilledDuringASlowBodyLeavesItResumable() throws {
+        // 200 KB at 80 KB/s: the record is written after a second of body.
+        server.route("/slow.png", .trickle(large, bytesPerSecond: 80_000, headers: ["ETag": "\"s1\""]))
+        let process = try CLI.start(["fetch", server.url("/slow.png")], cacheDir: cache.path, stdinPath: "/dev/null")
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var waited = 0
+        while !temporaryFiles.contains(where: { $0.hasSuffix(".partial.resume") }) && waited < 50 {
+            usleep(100_000)
+            waited += 1
+        }
+        #expect(temporaryFiles.contains { $0.hasSuffix(".partial.resume") }, "\(temporaryFiles)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        server.route("/slow.png", .ranged(large, etag: "\"s1\""))
+        let resumed = try fetch("-v", server.url("/slow.png"))
+        #expect(resumed.status == 0 && resumed.stdout == large)
+        #expect(resumed.stderr.contains("resumed"))
+        #expect(server.requests.last?.header("Range")?.hasPrefix("bytes=") == true)
+        #expect(temporaryFiles.isEmpty, "\(temporaryFiles)")
+    }
+
     @Test func aRetryInTheSameRunResumes() throws {
         server.route(
             "/big.png", sequence: [.ranged(large, etag: "\"r1\"", cutAfter: 70_000), .ranged(large, etag: "\"r1\"")])

@@ -132,6 +132,28 @@ import Testing
         #expect(server.requestCount == 6)
     }
 
+    @Test func aLongQueueHoldsFewBodiesOpenAndCancellingItRemovesThem() async throws {
+        server.route("/stall", .stall(seconds: 10))
+        let loader = try downloader(concurrency: 1)
+        let task = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 {
+                    let request = request("/stall", timeout: 10)
+                    group.addTask { _ = try await loader.download(request) }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        // One running transfer and at most two bodies opened ahead per slot:
+        // not a file per queued URL.
+        let open = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(open.count >= 1 && open.count <= 3, "\(open)")
+        task.cancel()
+        _ = try? await task.value
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func cancellingTheTaskCancelsTheTransferAndRemovesItsFile() async throws {
         server.route("/stall", .stall(seconds: 10))
         let loader = try downloader()

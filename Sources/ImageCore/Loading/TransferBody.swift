@@ -1,0 +1,34 @@
+/// Where a transfer's body goes: the shared partial file of its entry,
+/// locked (with what of it can be resumed), or a private temporary file.
+/// Opened by the caller before the transfer is queued where it can be, so
+/// that creating the file (on ext4 the dearest call of a download) runs
+/// beside the download thread rather than on it.
+struct TransferBody: @unchecked Sendable {
+    // Why unchecked: the open files are handed from the caller to the
+    // download thread once, through the queue's lock, and used by one
+    // thread at a time.
+    let sink: BodySink
+    let resumable: ResumableBody?
+
+    /// Opens the body of `request`: its partial file if it has one and no
+    /// other process holds it, else a new file in `temporaryDirectory`.
+    init(for request: DownloadRequest, temporaryDirectory: String) throws {
+        if let path = request.resumableBodyPath, let partial = PartialDownload.open(path, url: request.url) {
+            resumable = ResumableBody(partial)
+            sink = BodySink(partial.file)
+        } else {
+            resumable = nil
+            sink = try BodySink(temporaryIn: temporaryDirectory)
+        }
+    }
+
+    /// Removes the body of a transfer that never ran.
+    func discard() {
+        if let resumable {
+            PartialDownload.discard(resumable.partial.path)
+        } else {
+            _ = try? POSIXFile.remove(sink.path)
+        }
+        sink.close()
+    }
+}
