@@ -79,11 +79,17 @@ final class OpenFile {
     /// A file locked after another process renamed it elsewhere is no
     /// longer the one at `path`. The corresponding C functions are `fstat`
     /// and `stat`.
-    func isStill(at path: String) -> Bool {
+    func isStill(at path: String) -> Bool { sizeIfStill(at: path) != nil }
+
+    /// The file's size if `path` still names it (see `isStill(at:)`), else
+    /// nil: both facts from the one `fstat`.
+    func sizeIfStill(at path: String) -> Int? {
         var open = stat()
         var named = stat()
-        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0,
+            open.st_dev == named.st_dev && open.st_ino == named.st_ino
+        else { return nil }
+        return Int(open.st_size)
     }
 
     /// Hands the descriptor (and any `flock` lock on it) over to the

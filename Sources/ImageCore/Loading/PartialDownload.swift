@@ -32,11 +32,11 @@ struct PartialDownload {
         // Between our open and our lock, the process that held the lock may
         // have renamed the finished body into the cache: that file is an
         // entry now, not a partial to write into.
-        guard file.isStill(at: path) else {
+        guard let size = file.sizeIfStill(at: path) else {
             file.close()
             return nil
         }
-        guard let size = try? file.size(), size > 0 else {
+        guard size > 0 else {
             // A new, empty body: nothing to resume and nothing to forget.
             return PartialDownload(file: file, resumable: nil)
         }
