@@ -8,9 +8,12 @@ struct ResumableBody {
     let partial: PartialDownload
     /// Bytes kept from an earlier transfer; the server sends the rest.
     private(set) var offset: Int
+    /// The whole body's length from Content-Range, when resuming.
+    private(set) var total: Int?
     /// Whether a resume record was written for this body.
     private(set) var recordWritten = false
-    /// The record this body is worth, not yet written: the URL and validator.
+    /// The resume record this body is large enough for, not written yet:
+    /// the URL and the validator.
     private var pendingRecord: (url: String, validator: String?)?
     /// When the body's first bytes arrived.
     private var startTime = 0.0
@@ -20,8 +23,6 @@ struct ResumableBody {
     /// body that arrives sooner it cost more than a resume could save, and
     /// if such a body breaks off, the record is written then.
     static let recordDelay = 1.0
-    /// The whole body's length from Content-Range, when resuming.
-    private(set) var total: Int?
 
     /// Takes over `partial`, resuming from what it holds.
     init(_ partial: PartialDownload) {
