@@ -394,17 +394,22 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
 
 ## Where imgcache is slower, and why
 
-- **Cold download vs `curl -Z`** (rows 2 and 2b): CPU. Row 2b, on tmpfs, shows imgcache using about twice
+- **Cold download vs `curl -Z`** (rows 2 and 2b): CPU. Row 2b, on tmpfs, shows imgcache using about three times
   curl's CPU per URL: a transfer is handed from a task on the cooperative pool to the download thread and its
-  result back (two thread wake-ups per URL where curl runs one thread), and imgcache also sniffs and walks the
-  body to its end, hashes it (XXH3-128), parses its caching headers, takes the key's download lock, looks the
+  result back (a thread wake-up or two per URL where curl runs one thread), and imgcache also sniffs and walks
+  the body to its end, hashes it (XXH3-128), parses its caching headers, takes the key's download lock, looks the
   entry up (before and under that lock) and writes a record. On ext4 each entry also takes one more block: its
   record (about 400 bytes) does not fit in a 256-byte inode, so the attribute gets a block of its own.
-  In row 2 the disk dominates both tools: on this ext4 (no journal), allocating an inode scans past inodes
-  freed recently, and each run starts by deleting the previous run's 1000 files, so a run's time depends on
-  what ran before it (row 2 has moved between 0.9 and 1.4 × curl's time over benches of nearly the same
-  code). Row 2 therefore takes five rounds with the tools' order turned by one each round, so that each tool
-  runs once in each place; compare ratios within one run, and row 2b for the cost of the code itself.
+  In row 2 the disk can dominate both tools: on this ext4 (no journal), allocating an inode scans past inodes
+  freed in the last 30 seconds (5 minutes while their inode table block is unwritten), and each run starts by
+  deleting the previous run's 1000 files, so a run's time depends on what ran before it, and how recently (row 2
+  has moved between 0.9 and 1.4 × curl's time over benches of nearly the same code). Right after deletions,
+  creating the 1000 files is most of either tool's time: imgcache creates each body file on the task that asks
+  for it, beside the download thread, where curl's one thread does everything in turn, and takes about 0.9 ×
+  curl's time but 1.3 × its system time (two threads allocating inodes at once). With no recent deletions, CPU
+  decides, and imgcache takes 1.3–1.5 × curl's time. Row 2 therefore takes five rounds with the tools' order
+  turned by one each round, so that each tool runs once in each place; compare ratios within one run, and row
+  2b for the cost of the code itself.
 - **Warm hit vs `curl -s file://`**: process start-up: the loader maps and binds the image libraries'
   dependencies and relocates the static Swift runtime (a non-PIE link cut a hit's CPU by a quarter, but gives
   up address-space randomisation for a tool that parses untrusted bytes, so it is not used). SHA-256 comes from
