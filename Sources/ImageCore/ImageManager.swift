@@ -92,12 +92,39 @@ public final class ImageManager: Sendable {
         return rendition.response
     }
 
+    /// `load`'s result when memory or a fresh entry's record answers
+    /// `request`, which needs no bytes (a warm `prefetch`), found here on
+    /// the caller's thread: a batch of hits then runs no task per URL and
+    /// wakes no thread. Nil when `load` must run; a disk miss is marked on
+    /// `request`, so that `load` does not look again.
+    func answerFromCache(_ request: inout ImageRequest) -> ImageLoadResult? {
+        let start = WallClock.monotonic()
+        let key = key(for: request.url)
+        let response: ImageResponse
+        if let remembered = lookUpMemory(request, key: key) {
+            response = remembered
+        } else {
+            switch lookUpRecord(request, key: key) {
+            case .hit(let found):
+                remember(Rendition(response: found), request)
+                response = found
+            case .miss:
+                request.diskMissed = true
+                return nil
+            case .stale, nil:
+                return nil
+            }
+        }
+        return ImageLoadResult(
+            url: request.url, outcome: .success(response), durationMs: (WallClock.monotonic() - start) * 1000)
+    }
+
     /// The image's bytes and facts, from the first place that has them:
     /// memory, disk, then (once) the network, shared by concurrent callers.
     private func fetch(_ request: ImageRequest, key: CacheKey) async throws -> ImageResponse {
         if let remembered = lookUpMemory(request, key: key) { return remembered }
         var stale: CachedData?
-        switch try lookUpDisk(request, key: key) {
+        switch request.diskMissed ? .miss : try lookUpDisk(request, key: key) {
         case .hit(let response): return response
         case .stale(let cached): stale = cached
         case .miss: break

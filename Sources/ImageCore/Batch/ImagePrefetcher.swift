@@ -86,13 +86,20 @@ public struct ImagePrefetcher: Sendable {
                 tally.total += 1
                 seen.insert(url)
                 if !seen.isEstimate { tally.distinct = seen.count }
+                var request = makeRequest(url)
+                // A hit is answered here: no task, no thread woken.
+                if let answered = manager.answerFromCache(&request) {
+                    progressed(tally)
+                    tally.count(answered.outcome)
+                    finished(answered, tally)
+                    continue
+                }
                 if inFlight >= window, let result = await group.next() {
                     inFlight -= 1
                     tally.count(result.outcome)
                     finished(result, tally)
                 }
-                let request = makeRequest(url)
-                group.addTask { await manager.timedLoad(request) }
+                group.addTask { [request] in await manager.timedLoad(request) }
                 inFlight += 1
                 progressed(tally)
             }

@@ -58,6 +58,9 @@ public struct ImageRequest: Sendable {
     public var staleIfError = false
     /// Retries of a transient failure (network error, 408, 429, 5xx).
     public var retries = 2
+    /// Set by `ImageManager.answerFromCache` when the disk had nothing for
+    /// this request: `load` then does not look again.
+    var diskMissed = false
 
     /// The URL.
     public var url: String { download.url }

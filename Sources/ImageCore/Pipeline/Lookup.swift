@@ -25,20 +25,7 @@ extension ImageManager {
     /// this request. Throws `.notCached` when the request forbids both
     /// serving it and asking the origin (`only-if-cached` semantics).
     func lookUpDisk(_ request: ImageRequest, key: CacheKey) throws -> DiskLookup {
-        // A caller that needs no bytes is answered from a fresh entry's record,
-        // and an absent one is a miss; anything else (stale, damaged) takes
-        // the full look-up.
-        if !request.needsBytes, request.encoding == nil, !request.decodesPixels {
-            switch disk.lookupWithoutBytes(
-                key, accepting: { CachePolicy.decide($0, for: request, now: WallClock.now()) == .serve })
-            {
-            case .accepted(let present): return served(present, request, key)
-            case .absent:
-                statistics.add(.misses)
-                return .miss
-            case .undecided: break
-            }
-        }
+        if let answer = lookUpRecord(request, key: key) { return answer }
         guard let cached = try disk.lookup(key) else {
             statistics.add(.misses)
             return .miss
@@ -59,6 +46,23 @@ extension ImageManager {
             events.emit("cached for other request headers (Vary): \(request.url)")
             statistics.add(.misses)
             return .miss
+        }
+    }
+
+    /// The disk's answer from an entry's record alone, for a caller that
+    /// needs no bytes: a fresh entry is a hit, an absent one a miss; nil for
+    /// anything else (stale, damaged, or a caller that needs the bytes),
+    /// which takes the full look-up.
+    func lookUpRecord(_ request: ImageRequest, key: CacheKey) -> DiskLookup? {
+        guard !request.needsBytes, request.encoding == nil, !request.decodesPixels else { return nil }
+        switch disk.lookupWithoutBytes(
+            key, accepting: { CachePolicy.decide($0, for: request, now: WallClock.now()) == .serve })
+        {
+        case .accepted(let present): return served(present, request, key)
+        case .absent:
+            statistics.add(.misses)
+            return .miss
+        case .undecided: return nil
         }
     }
 

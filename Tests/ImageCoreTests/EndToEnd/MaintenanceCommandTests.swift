@@ -45,6 +45,21 @@ import Testing
         #expect(quiet.status == 0 && quiet.stderr.isEmpty)
     }
 
+    @Test func prefetchCountsEachLookUpOnce() throws {
+        for index in 0..<4 { server.route("/\(index).png", .ok(image(index))) }
+        let list = urlList((0..<4).map { "/\($0).png" })
+        #expect(try run(["prefetch"], stdin: list).status == 0)
+        var totals = Statistics.totals(in: CacheDirectory(root: cache.path))
+        #expect(totals[.misses, default: 0] == 4, "\(totals)")
+        #expect(totals[.diskHits, default: 0] == 0, "\(totals)")
+        // The warm run answers each URL from its record, without a task.
+        #expect(try run(["prefetch"], stdin: list).status == 0)
+        totals = Statistics.totals(in: CacheDirectory(root: cache.path))
+        #expect(totals[.misses, default: 0] == 4, "\(totals)")
+        #expect(totals[.diskHits, default: 0] == 4, "\(totals)")
+        #expect(totals[.downloads, default: 0] == 4, "\(totals)")
+    }
+
     @Test func progressShowsTheTotalOfAListFileAndClearsItsLine() throws {
         for index in 0..<3 { server.route("/\(index).png", .ok(image(index))) }
         let list = try TemporaryDirectory()
