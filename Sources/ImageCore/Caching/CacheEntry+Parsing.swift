@@ -6,12 +6,21 @@ extension CacheEntry {
         guard let checkStart = Self.lastLineStart(bytes) else { return nil }
         let body = bytes[..<checkStart]
         guard bytes[checkStart...].elementsEqual(Array("check \(Self.seal(Array(body)))\n".utf8)) else { return nil }
-        var lines = body.split(separator: Self.newline)
-        guard let first = lines.first, first.elementsEqual(Self.magic.utf8) else { return nil }
-        lines.removeFirst()
         var fields = Fields()
         var variants: [Variant] = []
-        for line in lines {
+        var sawMagic = false
+        // Lines are walked in place (blank ones skipped), not split into an array.
+        var lineStart = body.startIndex
+        while lineStart < body.endIndex {
+            let lineEnd = bytes.firstIndex(of: Self.newline, from: lineStart) ?? body.endIndex
+            let line = body[lineStart..<lineEnd]
+            lineStart = lineEnd + 1
+            if line.isEmpty { continue }
+            if !sawMagic {
+                guard line.elementsEqual(Self.magic.utf8) else { return nil }
+                sawMagic = true
+                continue
+            }
             // The writer drops newline characters ("\r", U+2028) from values, so a
             // line holding one was not written by it; rewriting such a record
             // changed its values or made it unreadable (found by fuzzing).
@@ -43,7 +52,7 @@ extension CacheEntry {
             default: continue
             }
         }
-        guard let url = fields.url,
+        guard sawMagic, let url = fields.url,
             let format = fields.format.flatMap({ ImageFormat(rawValue: $0) }),
             let width = fields.width.flatMap({ Int($0) }), let height = fields.height.flatMap({ Int($0) }),
             let frames = fields.frames.flatMap({ Int($0) }), let byteCount = fields.bytes.flatMap({ Int($0) }),
