@@ -21,6 +21,10 @@ struct DistinctCounterTests {
         }
         #expect(counter.isEstimate)
         let error = abs(Double(counter.count - distinct)) / Double(distinct)
-        #expect(error < 0.05, "estimated \(counter.count) of \(distinct)")
+        // The hash is seeded anew in each process, so the error varies from
+        // run to run around a standard error of 1.6 %: 7 % is over four of
+        // those (one run in about 100 000 misses it; a CI run once saw 5.2 %),
+        // and an estimator that is wrong is off by far more.
+        #expect(error < 0.07, "estimated \(counter.count) of \(distinct)")
     }
 }
