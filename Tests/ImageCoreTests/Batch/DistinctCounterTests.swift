@@ -23,8 +23,8 @@ struct DistinctCounterTests {
         let error = abs(Double(counter.count - distinct)) / Double(distinct)
         // The hash is seeded anew in each process, so the error varies from
         // run to run around a standard error of 1.6 %: 7 % is over four of
-        // those (one run in about 100 000 misses it; a CI run once saw 5.2 %),
-        // and an estimator that is wrong is off by far more.
+        // those (a run in some 30 000 misses it; 5 % failed one in about 250,
+        // and a CI run saw 5.2 %), and a wrong estimator is off by far more.
         #expect(error < 0.07, "estimated \(counter.count) of \(distinct)")
     }
 }
