@@ -57,8 +57,8 @@ public struct ImagePrefetcher: Sendable {
     private let window: Int
 
     /// A prefetcher feeding `manager` at most `window` loads at once (a few
-    /// per download slot keeps the downloader's queue full while cache hits
-    /// are answered).
+    /// more than the download slots keep the downloader's queue full). A
+    /// fresh hit takes no load: it is answered where the list is read.
     public init(manager: ImageManager, window: Int) {
         self.manager = manager
         self.window = max(window, 1)

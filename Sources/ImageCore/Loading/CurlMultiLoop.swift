@@ -74,19 +74,27 @@ final class CurlMultiLoop: Sendable {
         self.settings = settings
     }
 
-    /// Whether a caller may open its transfer's body before queueing it,
-    /// counting it if so: yes while few queued transfers hold open bodies,
-    /// so a long queue (`fetch` of many URLs) does not hold a file open per
-    /// URL. A caller that then fails to open the body calls `releaseOpenedBody`.
-    func reserveOpenedBody() -> Bool {
-        let limit = 2 * settings.maxConcurrentDownloads
-        if openedBodies.add(1, ordering: .relaxed).newValue <= limit { return true }
-        releaseOpenedBody()
-        return false
+    /// The body of `request`, opened by the caller before it queues the
+    /// transfer: creating the file is a download's dearest system call on
+    /// ext4, and better made beside this thread than on it. Nil while two
+    /// queued transfers per slot hold open bodies, so a long queue (`fetch`
+    /// of many URLs) does not hold a file open per URL: those open theirs
+    /// when they start.
+    func openBodyAhead(for request: DownloadRequest) throws -> TransferBody? {
+        guard openedBodies.add(1, ordering: .relaxed).newValue <= 2 * settings.maxConcurrentDownloads else {
+            releaseOpenedBody()
+            return nil
+        }
+        do {
+            return try TransferBody(for: request, temporaryDirectory: settings.temporaryDirectory)
+        } catch {
+            releaseOpenedBody()
+            throw error
+        }
     }
 
-    /// Gives back a reservation of `reserveOpenedBody`.
-    func releaseOpenedBody() {
+    /// One fewer queued transfer holds an open body.
+    private func releaseOpenedBody() {
         openedBodies.subtract(1, ordering: .relaxed)
     }
 

@@ -158,11 +158,7 @@ final class CurlTransfer {
     }
 
     private func removeBody() {
-        if let resumable {
-            PartialDownload.discard(resumable.partial.path)
-        } else if let sink {
-            _ = try? POSIXFile.remove(sink.path)
-        }
+        if let sink { TransferBody.remove(sink, resumable: resumable) }
     }
 
     private func response(_ status: Int) -> DownloadResponse {

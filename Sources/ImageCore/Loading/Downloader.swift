@@ -38,14 +38,12 @@ public final class Downloader: DataLoading {
     }
 
     private let loop: CurlMultiLoop
-    private let settings: Configuration
     private let nextID = Atomic<UInt64>(0)
 
     /// Creates a downloader; libcurl is initialised here, not before, so
     /// commands that never reach the network never pay for it.
     public init(configuration: Configuration) throws {
         loop = try CurlMultiLoop(settings: configuration)
-        settings = configuration
     }
 
     deinit {
@@ -63,18 +61,7 @@ public final class Downloader: DataLoading {
             throw ImageCoreError(.failure, "only http and https URLs are supported")
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        // The body file is opened here, on the caller's thread: creating it
-        // is a download's dearest system call on ext4, and the download
-        // thread, which every transfer shares, is better off without it.
-        var body: TransferBody?
-        if loop.reserveOpenedBody() {
-            do {
-                body = try TransferBody(for: request, temporaryDirectory: settings.temporaryDirectory)
-            } catch {
-                loop.releaseOpenedBody()
-                throw error
-            }
-        }
+        let body = try loop.openBodyAhead(for: request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 loop.enqueue(id: id, request: request, body: body, continuation: continuation)

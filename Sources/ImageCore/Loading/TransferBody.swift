@@ -24,11 +24,16 @@ struct TransferBody: @unchecked Sendable {
 
     /// Removes the body of a transfer that never ran.
     func discard() {
+        Self.remove(sink, resumable: resumable)
+        sink.close()
+    }
+
+    /// Removes a body's file: a partial with its resume record, or a private file.
+    static func remove(_ sink: BodySink, resumable: ResumableBody?) {
         if let resumable {
             PartialDownload.discard(resumable.partial.path)
         } else {
             _ = try? POSIXFile.remove(sink.path)
         }
-        sink.close()
     }
 }

@@ -41,9 +41,9 @@ extension IMGCacheCommand {
             SignalTrap.install { manager.cancelAll() }
             let progress = global.progressBar()
             // A few loads beyond the download slots keep the slots busy
-            // while cache hits are answered. Each queued load holds its
-            // task's frames (about 30 KB): four per slot cost -j16 1 MiB
-            // more than four in all, for no speed.
+            // while the next URLs are looked up (fresh hits take no load).
+            // Each queued load holds its task's frames (about 30 KB): four
+            // per slot cost -j16 1 MiB more than four in all, for no speed.
             let run = PrefetchRun(
                 manager: manager, download: download, json: global.json, progress: progress,
                 window: concurrency + 4)
