@@ -40,7 +40,9 @@ extension IMGCacheCommand {
             } else {
                 try command.run()
             }
+            OutputFailure.exitIfStdoutFailed(status: 0)
         } catch let error as ExitCode {
+            OutputFailure.exitIfStdoutFailed(status: error.rawValue)
             exit(withError: error)
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }

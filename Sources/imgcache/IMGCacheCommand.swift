@@ -60,7 +60,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             (WebPAnimEncoder), AVIF (libavif at speed 10, the fastest; sequences loop forever).
 
             EXIT STATUS: 0 ok, 1 other failure or a mix of kinds, 3 network, 4 http, 5 image, 6 failed \
-            before, 7 not cached, 8 cache I/O, 64 usage, 130 interrupted. Every error prints one line on \
+            before, 7 not cached, 8 cache I/O, 23 output (stdout or an output file could not be written: \
+            "imgcache: write error: No space left on device"), 64 usage, 130 interrupted. Every error prints one line on \
             stderr: "imgcache: URL: what happened".
             """,
         version: ImageCoreVersion.string,

@@ -8,8 +8,8 @@
 /// is only touched). A target that exists and is not a
 /// regular file (`/dev/null`, a FIFO, a symbolic link) is written through
 /// instead: renaming over it would replace the device or the link itself.
-/// Failures are `.failure` errors ("cannot write PATH: reason"), not cache
-/// errors. A bare descriptor rather than an `OpenFile`: `fetch -o` on the
+/// Failures are `.output` errors ("write error: PATH: reason", exit 23 as
+/// in curl), not cache errors. A bare descriptor rather than an `OpenFile`: `fetch -o` on the
 /// warm-hit path allocates nothing it does not need. For the command line
 /// (package access).
 package enum OutputFile {
@@ -61,7 +61,12 @@ package enum OutputFile {
             unlink(temporary)
             throw error
         }
-        close(fd)
+        // A file system that defers its errors (NFS, a full quota) reports them at close.
+        guard close(fd) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw outputError("write error:", path, code)
+        }
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
@@ -94,7 +99,7 @@ package enum OutputFile {
 
     private static func writer(_ fd: Int32, _ path: String) -> Writer {
         { buffer in
-            guard POSIXFile.writeAll(fd, buffer) else { throw outputError("cannot write", path, errno) }
+            guard POSIXFile.writeAll(fd, buffer) else { throw outputError("write error:", path, errno) }
         }
     }
 
@@ -108,6 +113,6 @@ package enum OutputFile {
     }
 
     private static func outputError(_ what: String, _ path: String, _ code: Int32) -> ImageCoreError {
-        ImageCoreError(.failure, "\(what) \(path): \(systemErrorMessage(code))")
+        ImageCoreError(.output, "\(what) \(path): \(systemErrorMessage(code))")
     }
 }

@@ -8,18 +8,45 @@ import Synchronization
 /// between the two, and binary data goes out unchanged. A lock keeps lines
 /// from concurrent tasks whole. For the command line (package access).
 package enum StandardStreams {
-    private static let lock = Mutex(())
+    /// The errno of the first write to stdout that failed (0: none yet),
+    /// kept under the lock. Once stdout has failed nothing more is written
+    /// to it, and the command ends with one line and exit 23 (`failure`).
+    private static let lock = Mutex<Int32>(0)
 
-    /// Writes bytes to stdout. Returns false if stdout is closed or broken.
+    /// Writes bytes to stdout. Returns false if stdout could not be written
+    /// (`failure` says why).
     @discardableResult
     package static func write(_ bytes: [UInt8]) -> Bool {
-        lock.withLock { _ in bytes.withUnsafeBytes { POSIXFile.writeAll(1, $0) } }
+        bytes.withUnsafeBytes { write($0) }
     }
 
     /// Writes bytes to stdout as one piece among other writers. Returns false
-    /// if stdout is closed or broken.
+    /// if stdout could not be written (`failure` says why). A closed pipe
+    /// ends the process by SIGPIPE, silently, as it would have had SIGPIPE
+    /// not been ignored (by a parent, or by a library while it ran).
     package static func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        lock.withLock { _ in POSIXFile.writeAll(1, buffer) }
+        lock.withLock { failed in
+            guard failed == 0 else { return false }
+            if POSIXFile.writeAll(1, buffer) { return true }
+            failed = errno
+            if failed == EPIPE { endByBrokenPipe() }
+            return false
+        }
+    }
+
+    /// Why writing to stdout failed (`write error: No space left on device`),
+    /// or nil if every write succeeded.
+    package static var failure: ImageCoreError? {
+        let code = lock.withLock { $0 }
+        return code == 0 ? nil : ImageCoreError(.output, "write error: \(systemErrorMessage(code))")
+    }
+
+    /// Dies of SIGPIPE (exit status 141 in a shell). The corresponding C
+    /// calls are `signal(SIGPIPE, SIG_DFL)` and `raise`.
+    private static func endByBrokenPipe() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        _exit(128 + SIGPIPE)
     }
 
     /// Writes a line to stdout.

@@ -16,6 +16,9 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case notCached = "not-cached"
         /// The cache could not be read or written.
         case cacheIO = "cache-io"
+        /// Standard output, an `-o` file or a file under `--output-dir`
+        /// could not be written (disk full, I/O error): curl's exit 23.
+        case output
         /// The operation was cancelled (SIGINT, SIGTERM).
         case interrupted
         /// Anything else.

@@ -13,6 +13,7 @@ enum ExitStatus {
         case .failedBefore: 6
         case .notCached: 7
         case .cacheIO: 8
+        case .output: 23
         case .interrupted: 130
         }
     }

@@ -37,6 +37,8 @@ struct FetchOutput {
         if case .success(let response) = outcome, !command.global.json {
             do {
                 try write(response, index: index)
+            } catch is StdoutFailed {
+                // Reported once for the run, when it ends (exit 23).
             } catch {
                 outcome = .failure(ImageCoreError(reporting: error))
             }
@@ -77,18 +79,38 @@ struct FetchOutput {
             bytes = response.bytes
             fileExtension = response.info.format.fileExtension
         }
-        if let file = command.output.isEmpty ? nil : command.output[index] {
-            try OutputFile.write(bytes, to: Environment.absolutePath(file))
-        } else if let directory = command.outputDir {
+        switch destination(index: index) {
+        case .file(let path): try OutputFile.write(bytes, to: path)
+        case .directory(let directory):
             try OutputFile.write(
                 bytes,
                 to: Environment.absolutePath(OutputFile.path("\(response.key.hash).\(fileExtension)", in: directory)))
-        } else if StandardStreams.isTerminal(1) {
-            StandardStreams.print(
-                summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)", above: progress)
-        } else if !StandardStreams.write(bytes) {
-            throw ImageCoreError(.failure, "cannot write to stdout")
+        case .terminal: printSummary(response)
+        case .stdout: if !StandardStreams.write(bytes) { throw StdoutFailed() }
         }
+    }
+
+    /// Where one image goes.
+    private enum Destination {
+        case file(String)
+        case directory(String)
+        case terminal
+        case stdout
+    }
+
+    /// `-o FILE` (`-o -` is stdout, even a terminal, as curl's), else
+    /// `--output-dir`, else stdout, where a terminal gets a summary.
+    private func destination(index: Int) -> Destination {
+        if let file = command.output.isEmpty ? nil : command.output[index] {
+            return file == "-" ? .stdout : .file(Environment.absolutePath(file))
+        }
+        if let directory = command.outputDir { return .directory(directory) }
+        return StandardStreams.isTerminal(1) ? .terminal : .stdout
+    }
+
+    private func printSummary(_ response: ImageResponse) {
+        StandardStreams.print(
+            summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)", above: progress)
     }
 
     /// Whether `--decode ppm|pam` pixels go straight from the decoder to the
@@ -104,19 +126,22 @@ struct FetchOutput {
         let decode = { (output: @escaping OutputFile.Writer) throws in
             try manager.writePixels(of: response, as: format, to: output)
         }
-        if let file = command.output.isEmpty ? nil : command.output[index] {
-            try OutputFile.write(to: Environment.absolutePath(file), producing: decode)
-        } else if let directory = command.outputDir {
+        switch destination(index: index) {
+        case .file(let path): try OutputFile.write(to: path, producing: decode)
+        case .directory(let directory):
             let name = "\(response.key.hash).\(OutputFormat.pixels(format).fileExtension)"
             try OutputFile.write(to: Environment.absolutePath(OutputFile.path(name, in: directory)), producing: decode)
-        } else if StandardStreams.isTerminal(1) {
-            StandardStreams.print(summary(response) + " (not written to a terminal: use -o FILE or redirect stdout)")
-        } else {
+        case .terminal: printSummary(response)
+        case .stdout:
             try decode { buffer in
-                guard StandardStreams.write(buffer) else { throw ImageCoreError(.failure, "cannot write to stdout") }
+                guard StandardStreams.write(buffer) else { throw StdoutFailed() }
             }
         }
     }
+
+    /// Stdout could not be written: the image is not lost to the cache, and
+    /// the run ends with one `write error` line for all URLs, not one each.
+    private struct StdoutFailed: Error {}
 
     private func summary(_ response: ImageResponse) -> String {
         let info = response.info

@@ -18,7 +18,7 @@ extension IMGCacheCommand {
 
         @Option(
             name: .shortAndLong, parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Write to this file (once per URL).", valueName: "file"))
+            help: ArgumentHelp("Write to this file (once per URL; - is stdout).", valueName: "file"))
         var output: [String] = []
 
         @Option(

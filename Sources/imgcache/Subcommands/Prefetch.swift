@@ -22,7 +22,7 @@ extension IMGCacheCommand {
         @Flag(help: "Newest first: start the most recently queued URLs first (SDWebImage's LIFO order).")
         var lifo = false
 
-        @Argument(help: ArgumentHelp("File of URLs (default: stdin).", valueName: "file"))
+        @Argument(help: ArgumentHelp("File of URLs; - or none: stdin.", valueName: "file"))
         var file: String?
 
         func validate() throws {
@@ -55,9 +55,10 @@ extension IMGCacheCommand {
             try ExitStatus.exit(ExitStatus.code(for: tally.failureKinds))
         }
 
-        /// The URL list: the file named, or stdin unless it is a terminal
-        /// (then the help, exit 64). A file that cannot be opened is exit 1.
+        /// The URL list: the file named; `-`, stdin; none, stdin unless it is
+        /// a terminal (then the help, exit 64). A file that cannot be opened is exit 1.
         private func openInput() throws -> LineReader {
+            if file == "-" { return LineReader(fd: 0) }
             guard let file else {
                 guard !StandardStreams.isTerminal(0) else {
                     StandardStreams.printError(Self.helpMessage())

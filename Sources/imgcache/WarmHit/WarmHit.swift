@@ -38,7 +38,9 @@ enum WarmHit {
             try write(response.bytes, to: plan.output)
         } catch {
             let failure = ImageCoreError(reporting: error)
-            StandardStreams.printError("imgcache: \(plan.url): \(failure.message)")
+            // Stdout's failure is the run's, not the URL's (`OutputFailure`).
+            let stdoutFailed = StandardStreams.failure != nil
+            StandardStreams.printError("imgcache: \(stdoutFailed ? "" : "\(plan.url): ")\(failure.message)")
             status = ExitStatus.code(for: failure.kind)
         }
         try? manager.statistics.flush(to: directory)
@@ -65,12 +67,13 @@ enum WarmHit {
         return try ImageManager(configuration: configuration, appliesOrientation: true)
     }
 
-    /// Writes the bytes where `FetchOutput` would: the -o file (atomically), else stdout.
+    /// Writes the bytes where `FetchOutput` would: the -o file (atomically),
+    /// else stdout (`-o -` included).
     private static func write(_ bytes: [UInt8], to output: String?) throws {
-        if let output {
+        if let output, output != "-" {
             try OutputFile.write(bytes, to: Environment.absolutePath(output))
-        } else if !StandardStreams.write(bytes) {
-            throw ImageCoreError(.failure, "cannot write to stdout")
+        } else if !StandardStreams.write(bytes), let failure = StandardStreams.failure {
+            throw failure
         }
     }
 
