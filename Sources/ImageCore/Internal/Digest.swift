@@ -26,6 +26,18 @@ enum Digest {
         return hex(digest)
     }
 
+    /// The first 64 bits of XXH3-128 of `bytes`, as a number: the same on
+    /// every machine and in every run (unlike Swift's seeded `Hasher`).
+    static func xxh3Word(_ bytes: [UInt8]) -> UInt64 {
+        var digest = [UInt8](repeating: 0, count: 16)
+        bytes.withUnsafeBytes { buffer in
+            digest.withUnsafeMutableBufferPointer {
+                imgcache_xxh3_128(buffer.baseAddress, buffer.count, $0.baseAddress)
+            }
+        }
+        return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
     private static let digits = Array("0123456789abcdef".utf8)
 
     private static func hex(_ digest: [UInt8]) -> String {

@@ -12,6 +12,8 @@ public struct CacheSummary: Sendable {
     public var failedURLs: Int
     /// Cumulative counters of every process that used the directory.
     public var counters: [Statistics.Counter: Int]
+    /// The remote counters per storage (each shard of a sharded one), by masked description.
+    public var storageCounters: [String: [Statistics.Counter: Int]] = [:]
 
     /// The counters by name ("bytes-downloaded"), every one, zeros
     /// included, in the order `stat` shows them.
@@ -46,6 +48,6 @@ public struct CacheSummary: Sendable {
         }
         return CacheSummary(
             entries: entries, bytes: bytes, oldestUse: oldestUse, newestUse: newestUse, failedURLs: failed,
-            counters: Statistics.totals(in: directory))
+            counters: Statistics.totals(in: directory), storageCounters: Statistics.storageTotals(in: directory))
     }
 }

@@ -1,6 +1,8 @@
 /// One remote storage as configured, in ccache's syntax:
-/// `URL[|read-only][|connect-timeout=MS][|timeout=MS]`, where URL is
-/// `http://…`, `https://…` or `redis://[user:password@]host[:port][/db]`.
+/// `URL[|read-only][|connect-timeout=MS][|timeout=MS][|shards=A,B(2),…][|lease=MS]`,
+/// where URL is `http://…`, `https://…` or `redis://[user:password@]host[:port][/db]`.
+/// With shards, the URL holds one `*`, replaced by the shard that rendezvous
+/// hashing picks for each key (`ShardSelection`).
 ///
 /// Its `description` masks the password, so it may be printed; `url` holds
 /// it and must never be.
@@ -20,6 +22,32 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
     public var connectTimeout = 0.1
     /// Time allowed for one operation, in seconds (ccache's default: 1 s).
     public var timeout = 1.0
+    /// The shards the `*` in `url` stands for; empty when not sharded.
+    public var shards: [Shard] = []
+    /// How long a download lease taken in this store lasts, in seconds
+    /// (renewed while the download runs); 30 s unless `|lease=MS`.
+    public var leaseDuration = Self.defaultLeaseDuration
+
+    /// The lease time without `|lease=MS`: a download's timeout plus its transfer, roughly.
+    public static let defaultLeaseDuration = 30.0
+
+    /// One shard: a name that replaces the `*`, and its share of the keys
+    /// relative to the others' (ccache's `name(weight)`, default 1).
+    public struct Shard: Sendable, Equatable, CustomStringConvertible {
+        public var name: String
+        public var weight: Double
+
+        /// `name`, or `name(weight)` when the weight is not 1.
+        public var description: String {
+            guard weight != 1 else { return name }
+            return weight == weight.rounded() && abs(weight) < 1e15 ? "\(name)(\(Int(weight)))" : "\(name)(\(weight))"
+        }
+
+        public init(name: String, weight: Double = 1) {
+            self.name = name
+            self.weight = weight
+        }
+    }
 
     /// Parses one storage; throws `.usage`-worthy `.failure` errors that
     /// name the storage with its password masked.
@@ -39,17 +67,63 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
         }
         for attribute in parts.dropFirst() {
             let pair = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            switch (pair[0], pair.count == 2 ? Double(pair[1]) : nil) {
+            let milliseconds = pair.count == 2 ? Double(pair[1]).flatMap { $0 > 0 ? $0 / 1000 : nil } : nil
+            switch (pair[0], milliseconds) {
             case ("read-only", _) where pair.count == 1: readOnly = true
-            case ("connect-timeout", let ms?) where ms > 0: connectTimeout = ms / 1000
-            case ("timeout", let ms?) where ms > 0: timeout = ms / 1000
+            case ("connect-timeout", let seconds?): connectTimeout = seconds
+            case ("timeout", let seconds?): timeout = seconds
+            case ("lease", let seconds?): leaseDuration = seconds
+            case ("shards", _) where pair.count == 2:
+                guard let parsed = Self.parseShards(pair[1]) else {
+                    throw ImageCoreError(
+                        .failure,
+                        "remote storage '\(Self.masked(url))': bad shards '\(pair[1])' (expected NAME[(WEIGHT)],…)")
+                }
+                shards = parsed
             default:
                 throw ImageCoreError(
                     .failure,
                     "remote storage '\(Self.masked(url))': unknown attribute '\(attribute)' "
-                        + "(expected read-only, connect-timeout=MS or timeout=MS)")
+                        + "(expected read-only, connect-timeout=MS, timeout=MS, shards=A,B,… or lease=MS)")
             }
         }
+        let stars = url.filter { $0 == "*" }.count
+        if shards.isEmpty ? stars != 0 : stars != 1 {
+            throw ImageCoreError(
+                .failure,
+                "remote storage '\(Self.masked(url))': "
+                    + (shards.isEmpty ? "a '*' needs |shards=" : "|shards= needs exactly one '*' in the URL"))
+        }
+    }
+
+    /// `a,b(2),c(0.5)` → shards; nil for an empty name, a bad or non-positive
+    /// weight, or a name given twice.
+    private static func parseShards(_ text: String) -> [Shard]? {
+        var shards: [Shard] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            var name = Substring(item)
+            var weight = 1.0
+            if item.hasSuffix(")"), let open = item.firstIndex(of: "(") {
+                guard let parsed = Double(item[item.index(after: open)..<item.index(before: item.endIndex)]),
+                    parsed > 0, parsed.isFinite
+                else { return nil }
+                (name, weight) = (item[..<open], parsed)
+            }
+            guard !name.isEmpty, !name.contains(where: { "()*/@ ".contains($0) }),
+                !shards.contains(where: { $0.name == name })
+            else { return nil }
+            shards.append(Shard(name: String(name), weight: weight))
+        }
+        return shards.isEmpty ? nil : shards
+    }
+
+    /// This storage's shard `shard`: the `*` replaced by its name, no
+    /// shards, the other attributes kept.
+    public func shard(_ shard: Shard) -> RemoteStorageURL {
+        var one = self
+        one.url = url.split(separator: "*", omittingEmptySubsequences: false).joined(separator: shard.name)
+        one.shards = []
+        return one
     }
 
     /// Parses a space-separated list, as in `remote-storage = URL URL`.
@@ -63,6 +137,10 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
         if readOnly { text += "|read-only" }
         if connectTimeout != 0.1 { text += "|connect-timeout=\(Int((connectTimeout * 1000).rounded()))" }
         if timeout != 1.0 { text += "|timeout=\(Int((timeout * 1000).rounded()))" }
+        if !shards.isEmpty {
+            text += "|shards=" + shards.map(\.description).joined(separator: ",")
+        }
+        if leaseDuration != Self.defaultLeaseDuration { text += "|lease=\(Int((leaseDuration * 1000).rounded()))" }
         return text
     }
 

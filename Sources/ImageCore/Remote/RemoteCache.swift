@@ -10,6 +10,10 @@ import Synchronization
 /// asked again in this run. Uploads run in tasks alongside other work;
 /// `finish()` waits for them.
 ///
+/// A sharded storage (`|shards=`) is one backend per shard; each key goes to
+/// the shard `ShardSelection` picks, so a dead shard fails (and costs) only
+/// its own keys. Counters are kept per backend as well as in total.
+///
 /// Thread safety: every method may be called from any task concurrently.
 final class RemoteCache: Sendable {
     /// A remote entry that passed every check a download passes.
@@ -30,7 +34,10 @@ final class RemoteCache: Sendable {
         case failed
     }
 
-    private let storages: [any RemoteStorage]
+    /// Every backend: one per unsharded storage, one per shard of a sharded one.
+    private let backends: [any RemoteStorage]
+    /// Per configured storage, its shards and the range of `backends` they are.
+    private let configured: [(shards: [RemoteStorageURL.Shard], first: Int)]
     private let health: Mutex<[Health]>
     private let uploads = Mutex<[Task<Void, Never>]>([])
     private let statistics: Statistics
@@ -40,8 +47,16 @@ final class RemoteCache: Sendable {
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
         network: @escaping @Sendable () throws -> any DataLoading
     ) {
-        storages = configured.map { makeRemoteStorage($0, network: network) }
-        health = Mutex(Array(repeating: .untried, count: configured.count))
+        var backends: [any RemoteStorage] = []
+        var tiers: [(shards: [RemoteStorageURL.Shard], first: Int)] = []
+        for storage in configured {
+            tiers.append((storage.shards, backends.count))
+            let urls = storage.shards.isEmpty ? [storage] : storage.shards.map { storage.shard($0) }
+            backends += urls.map { makeRemoteStorage($0, network: network) }
+        }
+        self.backends = backends
+        self.configured = tiers
+        health = Mutex(Array(repeating: .untried, count: backends.count))
         self.statistics = statistics
         self.events = events
     }
@@ -53,7 +68,8 @@ final class RemoteCache: Sendable {
         _ key: CacheKey, url: String, maxBytes: Int,
         inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo
     ) async -> Hit? {
-        for (index, storage) in storages.enumerated() where await admit(index) {
+        for index in backendIndices(for: key.hash) where await admit(index) {
+            let storage = backends[index]
             let object: [UInt8]?
             do {
                 object = try await storage.get(key.hash, maxBytes: maxBytes + (1 << 20))
@@ -66,7 +82,7 @@ final class RemoteCache: Sendable {
                 continue
             }
             guard let object else {
-                statistics.add(.remoteMisses)
+                statistics.add(.remoteMisses, storage: storage.configured.description)
                 events.emit("not in remote storage \(storage.configured): \(url)")
                 continue
             }
@@ -85,7 +101,7 @@ final class RemoteCache: Sendable {
             }
             do {
                 let info = try await inspect(bytes)
-                statistics.add(.remoteHits)
+                statistics.add(.remoteHits, storage: storage.configured.description)
                 return Hit(entry: entry, bytes: bytes, info: info, storage: storage.configured.description)
             } catch let error as ImageCoreError {
                 reject(storage, url, error.message)
@@ -99,15 +115,16 @@ final class RemoteCache: Sendable {
     /// Uploads an entry to every writable storage that has not failed, in
     /// tasks of their own (`finish()` waits for them).
     func upload(_ entry: CacheEntry, bytes: [UInt8], key: CacheKey, url: String) {
-        let writable = storages.enumerated().filter { !$0.element.configured.readOnly && !hasFailed($0.offset) }
+        let name = key.hash
+        let writable = backendIndices(for: name).filter { !backends[$0].configured.readOnly && !hasFailed($0) }
         guard !writable.isEmpty else { return }
         let object = RemoteObject.encode(entry, bytes: bytes)
-        let name = key.hash
-        for (index, storage) in writable {
+        for index in writable {
+            let storage = backends[index]
             let task = Task { [self] in
                 do {
                     try await storage.put(name, object)
-                    statistics.add(.remoteUploads)
+                    statistics.add(.remoteUploads, storage: storage.configured.description)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
                     disable(index, storage, error)
@@ -121,7 +138,7 @@ final class RemoteCache: Sendable {
     /// storage saying what happened, for `purge --remote`.
     func remove(_ key: CacheKey) async -> [(storage: String, outcome: Result<Bool, ImageCoreError>)] {
         var results: [(storage: String, outcome: Result<Bool, ImageCoreError>)] = []
-        for storage in storages where !storage.configured.readOnly {
+        for storage in backendIndices(for: key.hash).map({ backends[$0] }) where !storage.configured.readOnly {
             do {
                 let removed = try await storage.delete(key.hash)
                 results.append((storage.configured.description, .success(removed)))
@@ -143,6 +160,15 @@ final class RemoteCache: Sendable {
             for task in pending { await task.value }
         }
     }
+
+    /// The backend of each configured storage that holds key hash `name`,
+    /// in the configured order.
+    func backendIndices(for name: String) -> [Int] {
+        configured.map { $0.first + ShardSelection.pick($0.shards, for: name) }
+    }
+
+    /// The backend at `index` (for tests and leases).
+    func backend(_ index: Int) -> any RemoteStorage { backends[index] }
 
     private func hasFailed(_ index: Int) -> Bool {
         health.withLock { if case .failed = $0[index] { true } else { false } }
@@ -189,13 +215,13 @@ final class RemoteCache: Sendable {
         let first = !hasFailed(index)
         settle(index, healthy: false)
         guard error.kind != .interrupted else { return }
-        statistics.add(.remoteErrors)
+        statistics.add(.remoteErrors, storage: storage.configured.description)
         if first { events.emit("remote storage failed, not asked again in this run: \(error.message)") }
     }
 
     /// A damaged or foreign object: ignored (the origin's copy replaces it).
     private func reject(_ storage: any RemoteStorage, _ url: String, _ why: String) {
-        statistics.add(.remoteErrors)
+        statistics.add(.remoteErrors, storage: storage.configured.description)
         events.emit("ignored the entry in remote storage \(storage.configured) for \(url): \(why)")
     }
 }

@@ -8,7 +8,8 @@ struct RemoteStorageOptions: ParsableArguments {
         name: .customLong("remote-storage"),
         help: ArgumentHelp(
             "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
-                + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS "
+                + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS, "
+                + "|shards=A,B,… (the URL's * replaced by the key's shard) "
                 + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
             valueName: "url"))
     var remoteStorage: String?

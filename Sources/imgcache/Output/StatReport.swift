@@ -30,10 +30,22 @@ enum StatReport {
             var counterRecord = JSONRecord()
             for (name, value) in counters { counterRecord.add(name.replacingDashes, value) }
             record.add("counters", counterRecord)
+            if !summary.storageCounters.isEmpty {
+                record.add(
+                    "remote_counters",
+                    summary.storageCounters.keys.sorted().map { storage in
+                        var item = JSONRecord()
+                        item.add("storage", storage)
+                        for counter in remoteCounters {
+                            item.add(counter.rawValue.replacingDashes, summary.storageCounters[storage]?[counter] ?? 0)
+                        }
+                        return item
+                    })
+            }
             StandardStreams.print(record.text)
             return
         }
-        let rows: [(String, String)] =
+        var rows: [(String, String)] =
             [
                 ("Cache directory", directory.root),
                 ("Entries", String(summary.entries)),
@@ -59,8 +71,20 @@ enum StatReport {
                     name == "bytes-downloaded" ? Quantities.formatSize(value) : String(value)
                 )
             }
+        for storage in summary.storageCounters.keys.sorted() {
+            let counts = summary.storageCounters[storage] ?? [:]
+            let text: [String] = remoteCounters.map { counter in
+                "\(counter.rawValue.dropFirst("remote-".count)) \(counts[counter, default: 0])"
+            }
+            rows.append(("Remote \(storage)", text.joined(separator: ", ")))
+        }
         printTable(rows)
     }
+
+    /// The counters kept per remote storage (each shard of a sharded one).
+    private static let remoteCounters: [Statistics.Counter] = [
+        .remoteHits, .remoteMisses, .remoteErrors, .remoteUploads,
+    ]
 
     static func printEntry(url: String, _ status: CacheAdministration.EntryStatus, json: Bool) {
         let (key, entry, failure) = (status.key, status.entry, status.failure)

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import ImageCore
+
 #if canImport(Glibc)
     import Glibc
     import TestSupport
@@ -154,12 +156,20 @@ final class RedisProcess: @unchecked Sendable {
         try LoopbackServices.waitForListener(port, process)
     }
 
-    deinit {
+    deinit { stop() }
+
+    var url: String { "redis://127.0.0.1:\(port)" }
+
+    /// Stops the server at once (SIGKILL: a store that disappears).
+    func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
 
-    var url: String { "redis://127.0.0.1:\(port)" }
+    /// A connection for inspecting what the server holds.
+    func connect() throws -> RedisConnection {
+        try RedisConnection(host: "127.0.0.1", port: port, connectTimeout: 1, timeout: 1)
+    }
 }
