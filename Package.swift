@@ -22,10 +22,11 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
-        // Links Nettle (nettle-dev) for SHA-256; xxHash (libxxhash-dev) is header-only.
+        // Links Nettle (nettle-dev) for SHA-256 and zlib (PNG iCCP; libpng loads it anyway);
+        // xxHash (libxxhash-dev) is header-only; Little CMS (liblcms2-dev) is dlopened.
         .target(
             name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CAVIF"],
-            linkerSettings: [.linkedLibrary("nettle")]),
+            linkerSettings: [.linkedLibrary("nettle"), .linkedLibrary("z")]),
         .target(
             name: "ImageCore",
             dependencies: [

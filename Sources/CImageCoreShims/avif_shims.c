@@ -33,6 +33,11 @@ static struct {
     avifResult (*encoder_add_image)(avifEncoder *, const avifImage *, uint64_t, avifAddImageFlags);
     avifResult (*encoder_finish)(avifEncoder *, avifRWData *);
     void (*rw_data_free)(avifRWData *);
+#if AVIF_VERSION_MAJOR == 0
+    void (*image_set_profile_icc)(avifImage *, const uint8_t *, size_t);
+#else
+    avifResult (*image_set_profile_icc)(avifImage *, const uint8_t *, size_t);
+#endif
 } api;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -70,6 +75,7 @@ static void load(void) {
     RESOLVE(encoder_add_image, "avifEncoderAddImage");
     RESOLVE(encoder_finish, "avifEncoderFinish");
     RESOLVE(rw_data_free, "avifRWDataFree");
+    RESOLVE(image_set_profile_icc, "avifImageSetProfileICC");
     load_status = 0;
 }
 
@@ -112,3 +118,13 @@ avifResult imgcache_avif_encoder_finish(avifEncoder *encoder, avifRWData *output
     return api.encoder_finish(encoder, output);
 }
 void imgcache_avif_rw_data_free(avifRWData *data) { api.rw_data_free(data); }
+
+int imgcache_avif_image_set_profile_icc(avifImage *image, const uint8_t *icc, size_t size) {
+#if AVIF_VERSION_MAJOR == 0
+    // libavif 0.11 returns nothing; it aborts on allocation failure.
+    api.image_set_profile_icc(image, icc, size);
+    return 0;
+#else
+    return api.image_set_profile_icc(image, icc, size) == AVIF_RESULT_OK ? 0 : -1;
+#endif
+}

@@ -23,6 +23,8 @@ struct imgcache_jpeg {
     error_manager errors;
     int started;
     int is_cmyk;
+    /// CMYK rows are handed out as they are (imgcache_jpeg_keep_cmyk).
+    int keeps_cmyk;
     int channels;
     /// One CMYK row, allocated from libjpeg's image pool (freed with it).
     JSAMPARRAY cmyk_row;
@@ -115,6 +117,7 @@ int imgcache_jpeg_read_header(imgcache_jpeg *jpeg, const uint8_t *data, size_t s
     header->components = cinfo->num_components;
     jpeg->is_cmyk = cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK;
     header->is_cmyk = jpeg->is_cmyk;
+    header->adobe = cinfo->saw_Adobe_marker;
     for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker; marker = marker->next) {
         if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, "Exif\0\0", 6) == 0) {
             header->exif = marker->data;
@@ -149,7 +152,7 @@ int imgcache_jpeg_start(imgcache_jpeg *jpeg, int scale_eighths, int channels, in
     }
     jpeg_start_decompress(cinfo);
     jpeg->started = 1;
-    if (jpeg->is_cmyk) {
+    if (jpeg->is_cmyk && !jpeg->keeps_cmyk) {
         jpeg->cmyk_row = cinfo->mem->alloc_sarray((j_common_ptr)cinfo, JPOOL_IMAGE, cinfo->output_width * 4, 1);
     }
     *width = cinfo->output_width;
@@ -170,6 +173,8 @@ static void convert_cmyk_row(const JSAMPLE *cmyk, uint8_t *out, JDIMENSION width
     }
 }
 
+void imgcache_jpeg_keep_cmyk(imgcache_jpeg *jpeg) { jpeg->keeps_cmyk = 1; }
+
 int imgcache_jpeg_read_rows(imgcache_jpeg *jpeg, uint8_t *rows, size_t stride, int max_rows) {
     struct jpeg_decompress_struct *cinfo = &jpeg->cinfo;
     if (setjmp(jpeg->errors.jump)) {
@@ -178,7 +183,7 @@ int imgcache_jpeg_read_rows(imgcache_jpeg *jpeg, uint8_t *rows, size_t stride, i
     int count = 0;
     while (count < max_rows && cinfo->output_scanline < cinfo->output_height) {
         uint8_t *target = rows + (size_t)count * stride;
-        if (jpeg->is_cmyk) {
+        if (jpeg->is_cmyk && !jpeg->keeps_cmyk) {
             jpeg_read_scanlines(cinfo, jpeg->cmyk_row, 1);
             convert_cmyk_row(jpeg->cmyk_row[0], target, cinfo->output_width, jpeg->channels);
         } else {

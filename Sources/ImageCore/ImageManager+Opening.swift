@@ -10,10 +10,15 @@ extension ImageManager.Configuration {
 
 extension ImageManager {
     /// A manager with the standard decoder for `configuration.limits`, which
-    /// turns JPEGs upright per their EXIF orientation when `appliesOrientation`.
-    package convenience init(configuration: Configuration, appliesOrientation: Bool) throws {
+    /// turns JPEGs upright per their EXIF orientation when `appliesOrientation`
+    /// and converts pixels with a profile to sRGB when `colourSpace` is `.srgb`.
+    package convenience init(
+        configuration: Configuration, appliesOrientation: Bool, colourSpace: ColourSpace = .original
+    ) throws {
         try self.init(
             configuration: configuration,
-            decoder: ImageDecoder(limits: configuration.limits, appliesOrientation: appliesOrientation))
+            decoder: ImageDecoder(
+                limits: configuration.limits, appliesOrientation: appliesOrientation, colourSpace: colourSpace,
+                notes: configuration.events))
     }
 }

@@ -25,4 +25,13 @@ public struct ImageResponse: Sendable {
     public var image: DecodedImage?
     /// The re-encoded image and its format, if `encoding` was asked for.
     public var encoded: (bytes: [UInt8], format: OutputFormat.Encoding)?
+
+    /// The name of the colour profile the image declares: its ICC profile's
+    /// description ("Adobe RGB (1998)"), or e.g. "nclx BT.2020 PQ" for an
+    /// AVIF; nil for none (sRGB), a damaged one, or a response without its
+    /// bytes. Read from the headers alone: nothing is decoded, Little CMS is
+    /// not loaded.
+    public var colourProfileName: String? {
+        bytes.isEmpty ? nil : EmbeddedProfile.read(bytes, format: info.format).profile?.name
+    }
 }

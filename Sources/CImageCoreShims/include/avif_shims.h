@@ -32,5 +32,7 @@ avifResult imgcache_avif_encoder_add_image(avifEncoder *encoder, const avifImage
                                            avifAddImageFlags flags);
 avifResult imgcache_avif_encoder_finish(avifEncoder *encoder, avifRWData *output);
 void imgcache_avif_rw_data_free(avifRWData *data);
+/// Copies `size` bytes of ICC profile into `image` (avifImageSetProfileICC). Returns 0, or -1 out of memory.
+int imgcache_avif_image_set_profile_icc(avifImage *image, const uint8_t *icc, size_t size);
 
 #endif

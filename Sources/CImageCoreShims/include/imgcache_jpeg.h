@@ -26,6 +26,8 @@ typedef struct {
     /// included), or NULL; valid until imgcache_jpeg_close.
     const uint8_t *exif;
     size_t exif_size;
+    /// An Adobe APP14 marker was seen: CMYK is stored inverted (0 = full ink).
+    int adobe;
 } imgcache_jpeg_header;
 
 /// A decompressor, or NULL when out of memory.
@@ -45,6 +47,11 @@ int imgcache_jpeg_read_header(imgcache_jpeg *jpeg, const uint8_t *data, size_t s
 /// Returns 0 or -1.
 int imgcache_jpeg_start(imgcache_jpeg *jpeg, int scale_eighths, int channels, int max_scans, uint32_t *width,
                         uint32_t *height);
+
+/// Call before imgcache_jpeg_start: a CMYK or YCCK image then comes out as
+/// CMYK, 4 bytes a pixel (whatever `channels` says), for conversion through
+/// its ICC profile, instead of djpeg's formula.
+void imgcache_jpeg_keep_cmyk(imgcache_jpeg *jpeg);
 
 /// Decodes up to `max_rows` rows into `rows` (`stride` bytes apart). Returns
 /// the rows written (0 at the end), or -1 on an error, including a

@@ -5,11 +5,22 @@ public struct ImageDecoder: ImageDecoding {
     public let limits: DecodingLimits
     /// Whether pixels are turned upright per the EXIF orientation.
     public let appliesOrientation: Bool
+    /// `.srgb`: pixels of an image with a profile are converted to sRGB
+    /// through it (a CMYK JPEG's too), and the image carries no profile.
+    /// `.original`: pixels as stored, the profile attached (`DecodedImage.colour`).
+    public let colourSpace: ColourSpace
+    /// Where an ignored profile is reported (`-v`).
+    public let notes: EventLog
 
     /// A decoder with `limits`.
-    public init(limits: DecodingLimits = .default, appliesOrientation: Bool = true) {
+    public init(
+        limits: DecodingLimits = .default, appliesOrientation: Bool = true, colourSpace: ColourSpace = .original,
+        notes: EventLog = .silent
+    ) {
         self.limits = limits
         self.appliesOrientation = appliesOrientation
+        self.colourSpace = colourSpace
+        self.notes = notes
     }
 
     public func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
@@ -23,9 +34,33 @@ public struct ImageDecoder: ImageDecoding {
     }
 
     public func decode(_ bytes: [UInt8], frame: Int?, scale: ScaleTarget?) throws -> DecodedImage {
+        let format = try Self.format(of: bytes)
+        let colour = profile(of: bytes, format: format)
+        var image = try decodeAsStored(bytes, format: format, frame: frame, scale: scale, cmykProfile: colour.cmyk)
+        image.colour = colour.rgb
+        // After scaling: a thumbnail converts its few pixels, not the original's.
+        if colourSpace == .srgb { SRGBConversion.convert(&image, notes: notes) }
+        return image
+    }
+
+    /// The image's profile, split by the pixels it applies to: an RGB or gray
+    /// profile for the decoded RGB, a CMYK one for a CMYK JPEG's ink values
+    /// (used only to convert to sRGB: decoded pixels are never CMYK).
+    func profile(of bytes: [UInt8], format: ImageFormat) -> (rgb: ColourProfile?, cmyk: ColourProfile?) {
+        let found = EmbeddedProfile.read(bytes, format: format)
+        if case .ignored(let why) = found { notes.emit("colour: \(why)") }
+        guard let profile = found.profile else { return (nil, nil) }
+        guard EmbeddedProfile.isCMYK(profile) else { return (profile, nil) }
+        return (nil, colourSpace == .srgb && format == .jpeg ? profile : nil)
+    }
+
+    /// Decodes, orients and scales, leaving the colours as stored (but for
+    /// a CMYK JPEG with `cmykProfile`).
+    private func decodeAsStored(
+        _ bytes: [UInt8], format: ImageFormat, frame: Int?, scale: ScaleTarget?, cmykProfile: ColourProfile?
+    ) throws -> DecodedImage {
         // The header is read here only when its size or orientation is needed;
         // each format's decoder reads it again anyway.
-        let format = try Self.format(of: bytes)
         let orientable = appliesOrientation && (format == .jpeg || format == .webp || format == .avif)
         let info = scale != nil || orientable ? try header(bytes, format: format) : nil
         let orientation = orientable ? info?.orientation ?? 1 : 1
@@ -36,7 +71,8 @@ public struct ImageDecoder: ImageDecoding {
         }
         let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
         let image = EXIFOrientation.apply(
-            orientation, to: try decodeFrames(bytes, format: format, frame: frame, target: stored))
+            orientation,
+            to: try decodeFrames(bytes, format: format, frame: frame, target: stored, cmykProfile: cmykProfile))
         return target.map { Self.resample(image, to: $0) } ?? image
     }
 
@@ -63,11 +99,13 @@ public struct ImageDecoder: ImageDecoding {
 
     private func decodeFrames(
         _ bytes: [UInt8], format: ImageFormat, frame: Int?,
-        target: (width: Int, height: Int)?
+        target: (width: Int, height: Int)?, cmykProfile: ColourProfile?
     ) throws -> DecodedImage {
         let image: DecodedImage
         switch format {
-        case .jpeg: image = try JPEGDecoder(limits: limits).decode(bytes, atLeast: target)
+        case .jpeg:
+            image = try JPEGDecoder(limits: limits, cmykProfile: cmykProfile, notes: notes).decode(
+                bytes, atLeast: target)
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
@@ -85,7 +123,7 @@ public struct ImageDecoder: ImageDecoding {
         return single
     }
 
-    private static func format(of bytes: [UInt8]) throws -> ImageFormat {
+    static func format(of bytes: [UInt8]) throws -> ImageFormat {
         switch ImageFormat.sniff(bytes) {
         case .supported(let format): return format
         case .unsupported(let name): throw ImageCoreError(.image, "unsupported image format (\(name))")

@@ -3,6 +3,11 @@
 /// `djpeg -rgb -ppm`'s.
 struct JPEGDecoder {
     let limits: DecodingLimits
+    /// A CMYK profile to convert a CMYK or YCCK image through to sRGB,
+    /// instead of djpeg's formula (`--colorspace srgb`).
+    var cmykProfile: ColourProfile?
+    /// Where an unusable profile is reported.
+    var notes: EventLog = .silent
 
     /// Rows decoded per call when streaming: enough to amortise the calls,
     /// few enough to stay small.
@@ -43,6 +48,7 @@ struct JPEGDecoder {
             let header = jpeg.header
             try limits.check(width: header.width, height: header.height)
             let eighths = scale(header)
+            convertsCMYK(jpeg, channels: 4)
             let size = try jpeg.start(scaleEighths: eighths, channels: 4, maxScans: limits.maxJPEGScans)
             let stride = size.width * 4
             var pixels = [UInt8](repeating: 0, count: stride * size.height)
@@ -66,6 +72,7 @@ struct JPEGDecoder {
     func stream(_ bytes: [UInt8], channels: Int, to sink: inout some RowSink) throws {
         try JPEGDecompression.reading(bytes) { jpeg in
             try limits.check(width: jpeg.header.width, height: jpeg.header.height)
+            convertsCMYK(jpeg, channels: channels)
             let size = try jpeg.start(channels: channels, maxScans: limits.maxJPEGScans)
             try sink.begin(width: size.width, height: size.height, channels: channels)
             let stride = size.width * channels
@@ -79,6 +86,18 @@ struct JPEGDecoder {
                 row += count
             }
             try jpeg.finish()
+        }
+    }
+
+    /// Sets `jpeg` to convert CMYK through `cmykProfile`, when it is a CMYK
+    /// image and the profile can be used (otherwise djpeg's formula stays).
+    private func convertsCMYK(_ jpeg: JPEGDecompression, channels: Int) {
+        guard jpeg.header.isCMYK, let cmykProfile else { return }
+        do {
+            let layout = ColourTransform.Layout.cmyk(inverted: jpeg.header.isAdobe)
+            jpeg.convertCMYK(through: try ColourTransform(cmykProfile, layout: layout, outputChannels: channels))
+        } catch {
+            notes.emit("colour: \(error)")
         }
     }
 }

@@ -12,12 +12,18 @@ final class JPEGDecompression {
         var width: Int
         var height: Int
         var isCMYK: Bool
+        /// An Adobe APP14 marker: CMYK is stored inverted.
+        var isAdobe: Bool
         /// The EXIF orientation from the first saved "Exif" APP1 segment; 1 if none.
         var orientation: Int
     }
 
     private let handle: OpaquePointer
     let header: Header
+    /// Converts CMYK rows through the image's profile (`convertCMYK(through:)`).
+    private var cmykTransform: ColourTransform?
+    private var cmykRow: [UInt8] = []
+    private var outputWidth = 0
 
     /// Reads the header of `bytes` and runs `body` with the decompressor.
     static func reading<Result>(_ bytes: [UInt8], _ body: (JPEGDecompression) throws -> Result) throws -> Result {
@@ -42,7 +48,7 @@ final class JPEGDecompression {
         }
         self.header = Header(
             width: Int(header.width), height: Int(header.height), isCMYK: header.is_cmyk != 0,
-            orientation: orientation ?? 1)
+            isAdobe: header.adobe != 0, orientation: orientation ?? 1)
     }
 
     deinit {
@@ -66,6 +72,7 @@ final class JPEGDecompression {
         guard imgcache_jpeg_start(handle, Int32(scaleEighths), Int32(channels), scans, &width, &height) == 0 else {
             throw Self.error(handle)
         }
+        outputWidth = Int(width)
         return (Int(width), Int(height))
     }
 
@@ -75,9 +82,44 @@ final class JPEGDecompression {
     /// Warnings are accepted (browsers show such images) except a premature
     /// end of data. The corresponding C function is `jpeg_read_scanlines`.
     func readRows(into rows: UnsafeMutableRawPointer, stride: Int, maxRows: Int) throws -> Int {
+        if let cmykTransform { return try readCMYKRows(into: rows, stride: stride, maxRows: maxRows, cmykTransform) }
         let count = imgcache_jpeg_read_rows(handle, rows.assumingMemoryBound(to: UInt8.self), stride, Int32(maxRows))
         guard count >= 0 else { throw Self.error(handle) }
         return Int(count)
+    }
+
+    /// Call before `start`, for a CMYK or YCCK image: its rows then come
+    /// out converted to sRGB through `transform` (made for the image's ICC
+    /// profile and `channels`) instead of by djpeg's formula.
+    /// The corresponding C function is `imgcache_jpeg_keep_cmyk`.
+    func convertCMYK(through transform: ColourTransform) {
+        imgcache_jpeg_keep_cmyk(handle)
+        cmykTransform = transform
+    }
+
+    /// One CMYK row at a time into a scratch row, converted into `rows`.
+    private func readCMYKRows(
+        into rows: UnsafeMutableRawPointer, stride: Int, maxRows: Int, _ transform: ColourTransform
+    ) throws -> Int {
+        if cmykRow.count != outputWidth * 4 { cmykRow = [UInt8](repeating: 0, count: outputWidth * 4) }
+        let width = outputWidth
+        var count = 0
+        while count < maxRows {
+            let read = try cmykRow.withUnsafeMutableBufferPointer { row in
+                let read = imgcache_jpeg_read_rows(handle, row.baseAddress, width * 4, 1)
+                guard read >= 0 else { throw Self.error(handle) }
+                if read == 1 { transform.convert(row.baseAddress!, to: rows + count * stride, count: width) }
+                return read
+            }
+            guard read == 1 else { break }
+            if transform.outputBytes == 4 {
+                // Little CMS leaves an alpha it did not read alone.
+                let target = (rows + count * stride).assumingMemoryBound(to: UInt8.self)
+                for pixel in 0..<width { target[pixel * 4 + 3] = 255 }
+            }
+            count += 1
+        }
+        return count
     }
 
     /// The corresponding C function is `jpeg_finish_decompress`.

@@ -27,10 +27,28 @@ extension ImageDecoder {
     /// APNG, animated WebP or AVIF is decoded frame by frame, each frame
     /// written before the next is read. Anything else (an interlaced PNG, a
     /// JPEG, WebP or AVIF to turn upright) is decoded whole first.
+    ///
+    /// With `colourSpace` `.srgb`, an image with a profile has its rows
+    /// converted to sRGB on their way to `sink`.
     public func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws {
+        let colour = profile(of: bytes, format: try Self.format(of: bytes))
+        if colourSpace == .srgb, let profile = colour.rgb,
+            let transform = SRGBConversion.transform(profile, channels: channels, notes: notes)
+        {
+            var converting = SRGBRowSink(sink, transform: transform)
+            defer { sink = converting.base }
+            return try stream(bytes, channels: channels, into: &converting, cmykProfile: nil)
+        }
+        try stream(bytes, channels: channels, into: &sink, cmykProfile: colour.cmyk)
+    }
+
+    /// Streams the pixels as stored (but for a CMYK JPEG with `cmykProfile`).
+    private func stream(
+        _ bytes: [UInt8], channels: Int, into sink: inout some RowSink, cmykProfile: ColourProfile?
+    ) throws {
         switch ImageFormat.sniff(bytes) {
         case .supported(.jpeg):
-            let decoder = JPEGDecoder(limits: limits)
+            let decoder = JPEGDecoder(limits: limits, cmykProfile: cmykProfile, notes: notes)
             guard appliesOrientation, try decoder.header(bytes).orientation != 1 else {
                 return try decoder.stream(bytes, channels: channels, to: &sink)
             }
@@ -63,6 +81,10 @@ extension ImageDecoder {
         default:
             break
         }
-        try Self.write(try decode(bytes, frame: nil, scale: nil), channels: channels, into: &sink)
+        // Decoded whole: as stored, or for a CMYK JPEG to turn upright, through its profile.
+        let whole = ImageDecoder(
+            limits: limits, appliesOrientation: appliesOrientation,
+            colourSpace: cmykProfile != nil ? .srgb : .original, notes: .silent)
+        try Self.write(try whole.decode(bytes, frame: nil, scale: nil), channels: channels, into: &sink)
     }
 }

@@ -56,6 +56,43 @@ final class AVIFEncoder {
         imgcache_avif_encoder_destroy(encoder)
     }
 
+    /// Declares the pixels' colour space, before the first frame: an ICC
+    /// profile as a `colr prof` box, byte for byte, or the `nclx` code points
+    /// of BT.709, BT.2020 or Display P3 primaries with their transfer. The
+    /// corresponding C function is `avifImageSetProfileICC`.
+    func describe(_ colour: ColourProfile) throws {
+        if let icc = colour.icc {
+            let status = icc.withUnsafeBufferPointer {
+                imgcache_avif_image_set_profile_icc(image, $0.baseAddress, $0.count)
+            }
+            guard status == 0 else {
+                throw ImageCoreError(.failure, "AVIF encoding failed: cannot keep the ICC profile")
+            }
+        } else if let primaries = colour.primaries, let codes = Self.codePoints(primaries) {
+            image.pointee.colorPrimaries = avifColorPrimaries(codes.primaries)
+            image.pointee.transferCharacteristics = avifTransferCharacteristics(codes.transfer)
+        }
+    }
+
+    /// ITU-T H.273 code points for `primaries`, if it has them.
+    static func codePoints(_ primaries: ColourProfile.Primaries) -> (primaries: UInt16, transfer: UInt16)? {
+        let code: UInt16
+        switch primaries.xy {
+        case ColourProfile.Primaries.bt709: code = 1
+        case ColourProfile.Primaries.bt2020: code = 9
+        case ColourProfile.Primaries.displayP3: code = 12
+        default: return nil
+        }
+        switch primaries.transfer {
+        case .sRGB: return (code, 13)
+        case .bt709: return (code, 1)
+        case .gamma(let gamma) where gamma == 2.2: return (code, 4)
+        case .pq: return (code, 16)
+        case .hlg: return (code, 18)
+        case .gamma: return nil
+        }
+    }
+
     /// Adds one frame of RGBA pixels. The corresponding C functions are
     /// `avifImageRGBToYUV` and `avifEncoderAddImage`.
     func add(_ pixels: [UInt8], durationMilliseconds: Int) throws {
@@ -91,6 +128,7 @@ final class AVIFEncoder {
     static func encode(_ image: DecodedImage, quality: Int?) throws -> [UInt8] {
         let encoder = try AVIFEncoder(
             width: image.width, height: image.height, frameCount: image.frames.count, quality: quality)
+        if let colour = image.colour { try encoder.describe(colour) }
         for frame in image.frames { try encoder.add(frame.pixels, durationMilliseconds: frame.durationMilliseconds) }
         return try encoder.finish()
     }

@@ -2,10 +2,21 @@
 /// an animation and `format` can hold one (WebP through `WebPAnimEncoder`,
 /// PNG as APNG, GIF, AVIF as an image sequence); JPEG gets the first frame.
 /// `quality` (1–100) applies to JPEG, WebP and AVIF; WebP without a quality
-/// is lossless. Throws `.image` if the output would break `limits`.
+/// is lossless. The image's ICC profile (`colour`) is embedded byte for
+/// byte (JPEG, PNG, WebP, AVIF; GIF has no place for one). Throws `.image`
+/// if the output would break `limits`.
 public func encode(
     _ image: DecodedImage, as format: OutputFormat.Encoding, quality: Int?,
     limits: DecodingLimits = .default
+) throws -> [UInt8] {
+    let bytes = try encodePixels(image, as: format, quality: quality, limits: limits)
+    guard let icc = image.colour?.icc else { return bytes }
+    return try ProfileEmbedding.embed(icc, in: bytes, format: format)
+}
+
+/// The pixels of `image` encoded, with no profile but AVIF's.
+private func encodePixels(
+    _ image: DecodedImage, as format: OutputFormat.Encoding, quality: Int?, limits: DecodingLimits
 ) throws -> [UInt8] {
     let animated = image.frames.count > 1 && format.isAnimatable
     try limits.check(width: image.width, height: image.height, frames: animated ? image.frames.count : 1)

@@ -26,6 +26,10 @@ public struct DecodedImage: Sendable {
     public var frames: [Frame]
     /// For animations: how many times to play (0 = forever); nil for still images.
     public var loopCount: Int?
+    /// The colour space the pixels are in, as the file declared it; nil for
+    /// sRGB (no profile, or pixels already converted to sRGB). An encoded
+    /// output embeds it.
+    public var colour: ColourProfile?
 
     /// Creates a decoded image.
     public init(format: ImageFormat, width: Int, height: Int, frames: [Frame], loopCount: Int? = nil) {

@@ -14,6 +14,9 @@ public struct ImageRendition: Sendable, Equatable {
     public var quality: Int?
     /// Whether pixels are turned upright per the JPEG's EXIF orientation.
     public var appliesOrientation = true
+    /// Whether pixels with a profile are converted to sRGB, or keep their
+    /// values (and, encoded, the profile). Set the decoder's to match.
+    public var colourSpace: ColourSpace = .original
 
     /// The original, unchanged.
     public init() {}
@@ -39,7 +42,9 @@ public struct ImageRendition: Sendable, Equatable {
             case .matchingOriginal: "original"
             }
         let quality = quality.map(String.init) ?? "default"
+        // "colorspace": a variant made before profiles were kept has none, so it is never reused.
         return "\(size)\(picked),encode=\(format),quality=\(quality),orient=\(appliesOrientation ? 1 : 0)"
+            + ",colorspace=\(colourSpace.rawValue)"
     }
 }
 

@@ -12,6 +12,7 @@ enum CacheSession {
     /// cache that can be read but not written is used without storing (`fetch`).
     static func open(
         _ global: GlobalOptions<some GlobalOptionsHelp>, readOnly: Bool = false, appliesOrientation: Bool = true,
+        colourSpace: ColourSpace = .original,
         configure: (inout ImageManager.Configuration) -> Void = { _ in }
     ) throws -> ImageManager {
         SignalTrap.ignoreFileSizeLimitSignal()
@@ -22,7 +23,8 @@ enum CacheSession {
             configuration.events = global.events
             configuration.allowsReadOnlyCache = readOnly
             configure(&configuration)
-            return try ImageManager(configuration: configuration, appliesOrientation: appliesOrientation)
+            return try ImageManager(
+                configuration: configuration, appliesOrientation: appliesOrientation, colourSpace: colourSpace)
         } catch let error as ImageCoreError {
             StandardStreams.printError("imgcache: cache \(directory.root): \(error.message)")
             throw ExitCode(ExitStatus.code(for: error.kind))

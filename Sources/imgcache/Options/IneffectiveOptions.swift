@@ -16,6 +16,9 @@ extension IMGCacheCommand.Fetch {
             }
         }
         if noOrient && !needsPixels { throw ValidationError("--no-orient needs --decode, --encode or --thumbnail") }
+        if colorspace != nil && !needsPixels {
+            throw ValidationError("--colorspace needs --decode, --encode or --thumbnail")
+        }
         try download.refuseOptionsWithoutEffect()
     }
 }

@@ -5,3 +5,5 @@ import ImageCore
 // `--encode` and `--decode` take ImageCore's format values by their names.
 extension OutputFormat.Encoding: ExpressibleByArgument {}
 extension OutputFormat.Pixels: ExpressibleByArgument {}
+// `--colorspace srgb|original`.
+extension ColourSpace: ExpressibleByArgument {}

@@ -75,6 +75,7 @@ extension JSONRecord {
         case .success(let response):
             record.add("result", response.source.rawValue)
             record.add("format", response.info.format.rawValue)
+            record.add("icc", response.colourProfileName)
             record.add("width", response.info.width)
             record.add("height", response.info.height)
             record.add("frames", response.info.frameCount)

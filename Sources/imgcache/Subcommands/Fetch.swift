@@ -60,6 +60,12 @@ extension IMGCacheCommand {
                 valueName: "q"))
         var quality: Int?
 
+        @Option(
+            help: ArgumentHelp(
+                "srgb: convert pixels to sRGB through the image's ICC profile (Little CMS), no profile written; original: keep the stored values and, in encoded output, the profile. Default srgb for --decode, original otherwise.",
+                valueName: "space"))
+        var colorspace: ColourSpace?
+
         @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
         var noOrient = false
 
@@ -106,7 +112,9 @@ extension IMGCacheCommand {
 
         func run() async throws {
             try makeOutputDirectory()
-            let manager = try CacheSession.open(global, readOnly: true, appliesOrientation: !noOrient) {
+            let manager = try CacheSession.open(
+                global, readOnly: true, appliesOrientation: !noOrient, colourSpace: colourSpace
+            ) {
                 download.apply(to: &$0)
             }
             SignalTrap.install { manager.cancelAll() }
@@ -123,6 +131,10 @@ extension IMGCacheCommand.Fetch {
         thumbnail.flatMap(ScaleTarget.init(thumbnail:)) ?? maxPixels.map(ScaleTarget.maxPixels)
     }
 
+    /// `--colorspace`, or its default: sRGB for `--decode`, the original
+    /// (profile kept) for encoded output.
+    var colourSpace: ColourSpace { colorspace ?? (decode != nil ? .srgb : .original) }
+
     /// Whether the output needs decoded pixels.
     var needsPixels: Bool { rendition.needsPixels }
 
@@ -137,6 +149,7 @@ extension IMGCacheCommand.Fetch {
             encode.map { .format($0) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
         rendition.quality = quality
         rendition.appliesOrientation = !noOrient
+        rendition.colourSpace = colourSpace
         return rendition
     }
 

@@ -68,13 +68,15 @@ import Testing
         #expect(!rendition.needsPixels)
         rendition.scale = .fit(width: 8, height: 8)
         rendition.encoding = .matchingOriginal
-        #expect(rendition.variantName == "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1")
+        #expect(
+            rendition.variantName
+                == "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1,colorspace=original")
         rendition.scale = .maxPixels(1000)
         rendition.frame = 2
         rendition.encoding = .format(.webp)
         rendition.quality = 70
         rendition.appliesOrientation = false
-        #expect(rendition.variantName == "max-pixels=1000,frame=2,encode=webp,quality=70,orient=0")
+        #expect(rendition.variantName == "max-pixels=1000,frame=2,encode=webp,quality=70,orient=0,colorspace=original")
         // A full-size re-encoding is not kept.
         rendition.scale = nil
         #expect(rendition.variantName == nil)

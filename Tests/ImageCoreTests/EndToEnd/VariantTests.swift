@@ -35,8 +35,8 @@ import Testing
         let variants = try #require(record["variants"] as? [[String: Any]])
         #expect(
             Set(variants.compactMap { $0["transform"] as? String }) == [
-                "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1",
-                "thumbnail=4x4,frames=all,encode=png,quality=default,orient=1",
+                "thumbnail=8x8,frames=all,encode=original,quality=default,orient=1,colorspace=original",
+                "thumbnail=4x4,frames=all,encode=png,quality=default,orient=1,colorspace=original",
             ])
         #expect(shardFiles.count == entryFiles + 2)
     }

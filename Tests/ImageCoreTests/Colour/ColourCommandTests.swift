@@ -1,0 +1,282 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// `fetch` with images that carry a colour profile, made at test time
+/// (`ProfiledImages`): encoded outputs keep the profile byte for byte,
+/// `--decode` converts to sRGB as Little CMS's own tools do,
+/// `--colorspace original` keeps djpeg's values, and nothing but the
+/// profile is carried over.
+@Suite(.serialized, .enabled(if: Corpus.directory != nil)) struct ColourCommandTests: CommandSuite {
+    let fixture: CommandFixture
+    let work: TemporaryDirectory
+
+    init() throws {
+        fixture = try CommandFixture()
+        work = try TemporaryDirectory()
+    }
+
+    /// `bytes` written to a file in the work directory, and its path.
+    private func file(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let path = "\(work.path)/\(name)"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func jpegThumbnailKeepsTheProfileAcrossSegments() throws {
+        // A 100 KB RGB profile: Adobe RGB with a private tag, so it takes two APP2 segments.
+        let big = try LargeProfile.make(from: ProfiledImages.adobeRGB, padding: 100_000)
+        let bigPath = try file("big.icc", big)
+        let jpeg = try ProfiledImages.jpeg(profile: bigPath, in: work)
+        let source = ProfiledImages.jpegProfile(jpeg)
+        #expect(source.profile == big && source.segments == 2)
+        server.route("/a.jpg", .ok(jpeg))
+        let thumbnail = try fetch("--thumbnail", "64x64", server.url("/a.jpg"))
+        #expect(thumbnail.status == 0, "\(thumbnail.stderr)")
+        let kept = ProfiledImages.jpegProfile(thumbnail.stdout)
+        #expect(kept.profile == big && kept.segments == 2)
+        #expect(ProfiledImages.jpegSegments(thumbnail.stdout).allSatisfy { $0.payload.count <= 65_533 })
+        // Little CMS's jpgicc reads the profile back from the thumbnail.
+        let thumbnailPath = try file("thumb.jpg", thumbnail.stdout)
+        _ = try Shell.output("jpgicc '\(thumbnailPath)' '\(work.path)/checked.jpg' >/dev/null 2>&1")
+        // With --colorspace srgb the thumbnail is converted and carries no profile.
+        let converted = try fetch("--thumbnail", "64x64", "--colorspace", "srgb", server.url("/a.jpg"))
+        #expect(converted.status == 0)
+        #expect(ProfiledImages.jpegProfile(converted.stdout).segments == 0)
+        #expect(converted.stdout != thumbnail.stdout, "variants are kept per colour space")
+    }
+
+    @Test func everyEncodedFormatKeepsTheProfile() throws {
+        let adobe = try ProfiledImages.bytes(ProfiledImages.adobeRGB)
+        let sources: [(String, [UInt8])] = [
+            ("jpg", try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)),
+            ("png", try ProfiledImages.png(profile: ProfiledImages.adobeRGB, in: work)),
+            ("webp", try ProfiledImages.webp(profile: ProfiledImages.adobeRGB, in: work)),
+            ("avif", try ProfiledImages.avif(profile: ProfiledImages.adobeRGB, in: work)),
+            (
+                "anim.webp",
+                try ProfiledImages.webp(
+                    profile: ProfiledImages.adobeRGB,
+                    source: Corpus.bytes("images/webp_anim_lossy_varied-durations_kuttypy-pov-display.webp"), in: work)
+            ),
+        ]
+        for (name, bytes) in sources {
+            server.route("/\(name)", .ok(bytes))
+            #expect(EmbeddedProfile.read(bytes, format: try #require(sniffed(bytes))).profile?.icc == adobe, "\(name)")
+            for encoding in ["jpeg", "png", "webp", "avif"] {
+                let out = try fetch("--thumbnail", "48x48", "--encode", encoding, server.url("/\(name)"))
+                #expect(out.status == 0, "\(name) → \(encoding): \(out.stderr)")
+                let format = try #require(sniffed(out.stdout))
+                #expect(
+                    EmbeddedProfile.read(out.stdout, format: format).profile?.icc == adobe,
+                    "\(name) → \(encoding) keeps the profile byte for byte")
+            }
+        }
+        // Checked by the formats' own tools too: webpmux and avifdec find the profile.
+        let webp = try fetch("--thumbnail", "48x48", "--encode", "webp", server.url("/anim.webp"))
+        let extracted = try Shell.output("webpmux -get icc '\(try file("t.webp", webp.stdout))' -o -")
+        #expect(extracted == adobe)
+        #expect(try Shell.output("webpmux -info '\(work.path)/t.webp'").count > 0)
+        let info = try Shell.output("webpinfo '\(work.path)/t.webp'")
+        #expect(String(decoding: info, as: UTF8.self).contains("ANMF"), "the animation stays one")
+    }
+
+    @Test func decodedPixelsMatchLittleCMSsOwnTools() throws {
+        let profile = ProfiledImages.adobeRGB
+        let inputs: [(String, [UInt8])] = [
+            ("jpg", try ProfiledImages.jpeg(profile: profile, in: work)),
+            ("png", try ProfiledImages.png(profile: profile, in: work)),
+            ("webp", try ProfiledImages.webp(profile: profile, in: work)),
+            ("avif", try ProfiledImages.avif(profile: profile, in: work)),
+        ]
+        for (name, bytes) in inputs {
+            server.route("/d.\(name)", .ok(bytes))
+            let stored = try fetch("--decode", "ppm", "--colorspace", "original", server.url("/d.\(name)"))
+            #expect(stored.status == 0, "\(stored.stderr)")
+            let reference = try ProfiledImages.tificc(stored.stdout, profile: profile, in: work)
+            for format in ["ppm", "pam"] {
+                let converted = try fetch("--decode", format, server.url("/d.\(name)"))
+                #expect(converted.status == 0)
+                let share = ProfiledImages.closeShare(try NetpbmImage(converted.stdout), reference, tolerance: 2)
+                #expect(share >= 0.99, "\(name) as \(format): \(share) of pixels within ±2 of tificc")
+            }
+            // Scaled rows are converted too.
+            let small = try fetch("--decode", "ppm", "--thumbnail", "100x100", server.url("/d.\(name)"))
+            let smallStored = try fetch(
+                "--decode", "ppm", "--thumbnail", "100x100", "--colorspace", "original", server.url("/d.\(name)"))
+            let smallReference = try ProfiledImages.tificc(smallStored.stdout, profile: profile, in: work)
+            #expect(ProfiledImages.closeShare(try NetpbmImage(small.stdout), smallReference, tolerance: 2) >= 0.99)
+        }
+        // As stored, a JPEG's pixels are djpeg's, byte for byte.
+        let jpegPath = try file("d.jpg", inputs[0].1)
+        let original = try fetch("--decode", "ppm", "--colorspace", "original", server.url("/d.jpg"))
+        #expect(
+            try NetpbmImage(original.stdout).samples == NetpbmImage(Shell.output("djpeg -ppm '\(jpegPath)'")).samples)
+    }
+
+    @Test func imagesWithoutAProfileAreUntouchedAndLoadNoLittleCMS() throws {
+        let jpeg = try Corpus.bytes(ProfiledImages.photo)
+        server.route("/plain.jpg", .ok(jpeg))
+        let decoded = try run(
+            ["fetch", "--decode", "ppm", server.url("/plain.jpg")], environment: ["LD_DEBUG": "libs"])
+        #expect(decoded.status == 0)
+        #expect(
+            try NetpbmImage(decoded.stdout).samples
+                == NetpbmImage(Corpus.bytes("truth/jpeg_baseline_420_photo_grace-hopper.ppm")).samples)
+        let loaderLog = decoded.stderr
+        #expect(loaderLog.contains("libjpeg"), "LD_DEBUG=libs reports what the loader loads")
+        #expect(!loaderLog.contains("liblcms2"))
+        let warm = try run(["fetch", server.url("/plain.jpg")], environment: ["LD_DEBUG": "libs"])
+        #expect(warm.status == 0 && !warm.stderr.contains("liblcms2"))
+        // An image with a profile loads it.
+        server.route("/adobe.jpg", .ok(try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)))
+        let profiled = try run(
+            ["fetch", "--decode", "ppm", server.url("/adobe.jpg")], environment: ["LD_DEBUG": "libs"])
+        #expect(profiled.stderr.contains("liblcms2"))
+    }
+
+    @Test func cmykJPEGGoesThroughItsPressProfile() throws {
+        let cmyk = try Corpus.bytes("images/jpeg_cmyk_adobe-inverted_go-video001.jpg")
+        let profiled = try ProfileEmbedding.jpeg(try ProfiledImages.bytes(ProfiledImages.cmyk), in: cmyk)
+        #expect(ProfiledImages.jpegProfile(profiled).segments == 3)
+        let path = try file("cmyk.jpg", profiled)
+        server.route("/cmyk.jpg", .ok(profiled))
+        let decoded = try fetch("--decode", "ppm", server.url("/cmyk.jpg"))
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        // jpgicc (Little CMS's JPEG tool) honours the Adobe inversion itself; its output is a quality-100 JPEG.
+        _ = try Shell.output("jpgicc -q 100 '\(path)' '\(work.path)/ref.jpg' >/dev/null 2>&1")
+        let reference = try NetpbmImage(Shell.output("djpeg -ppm '\(work.path)/ref.jpg'"))
+        #expect(ProfiledImages.closeShare(try NetpbmImage(decoded.stdout), reference, tolerance: 3) >= 0.99)
+        // --colorspace original keeps djpeg's own CMYK conversion.
+        let stored = try fetch("--decode", "ppm", "--colorspace", "original", server.url("/cmyk.jpg"))
+        #expect(try NetpbmImage(stored.stdout).samples == NetpbmImage(Shell.output("djpeg -ppm '\(path)'")).samples)
+    }
+
+    @Test func damagedProfilesAreIgnored() throws {
+        let adobe = try ProfiledImages.bytes(ProfiledImages.adobeRGB)
+        let photo = try Corpus.bytes(ProfiledImages.photo)
+        let truth = try NetpbmImage(Corpus.bytes("truth/jpeg_baseline_420_photo_grace-hopper.ppm")).samples
+        let damaged: [(String, [UInt8])] = [
+            ("truncated", Array(adobe.prefix(300))),
+            ("garbage", [UInt8](repeating: 0x5A, count: 600)),
+            ("wrong-size", Array(adobe.prefix(4)) + [UInt8](repeating: 0, count: 596)),
+        ]
+        for (name, profile) in damaged {
+            server.route("/\(name).jpg", .ok(try ProfileEmbedding.jpeg(profile, in: photo)))
+            let decoded = try fetch("-v", "--decode", "ppm", server.url("/\(name).jpg"))
+            #expect(decoded.status == 0, "\(name): \(decoded.stderr)")
+            #expect(try NetpbmImage(decoded.stdout).samples == truth, "\(name): pixels as stored")
+            #expect(decoded.stderr.contains("ICC profile"), "\(name): -v says why")
+            let thumbnail = try fetch("--offline", "--thumbnail", "32x32", server.url("/\(name).jpg"))
+            #expect(thumbnail.status == 0)
+            #expect(
+                ProfiledImages.jpegProfile(thumbnail.stdout).segments == 0, "\(name): a damaged profile is not copied")
+        }
+        // A multi-segment profile with a segment missing is ignored whole.
+        let whole = try ProfileEmbedding.jpeg(try ProfiledImages.bytes(ProfiledImages.cmyk), in: photo)
+        guard case .profile = EmbeddedProfile.jpeg(whole) else { throw CocoaError(.fileReadCorruptFile) }
+        var index = 2, app2 = 0
+        var cut = whole
+        while index + 4 <= whole.count, whole[index] == 0xFF {
+            let length = Int(whole[index + 2]) << 8 | Int(whole[index + 3])
+            if whole[index + 1] == 0xE2 {
+                app2 += 1
+                if app2 == 2 {
+                    cut.removeSubrange(index..<(index + 2 + length))
+                    break
+                }
+            }
+            index += 2 + length
+        }
+        guard case .ignored(let why) = EmbeddedProfile.jpeg(cut) else { throw CocoaError(.fileReadCorruptFile) }
+        #expect(why.contains("2 of 3 segments"))
+    }
+
+    @Test func thumbnailsCarryNoEXIFNorGPS() throws {
+        let photo = try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)
+        let tagged = Array(photo.prefix(2)) + GPSExif.segment + photo.dropFirst(2)
+        #expect(ProfiledImages.jpegSegments(tagged).contains { $0.marker == 0xE1 })
+        server.route("/gps.jpg", .ok(tagged))
+        for encoding in ["jpeg", "png", "webp", "avif"] {
+            let out = try fetch("--thumbnail", "40x40", "--encode", encoding, server.url("/gps.jpg"))
+            #expect(out.status == 0)
+            #expect(!out.stdout.contains(GPSExif.marker), "\(encoding): no GPS")
+            #expect(!out.stdout.contains(Array("Exif".utf8)), "\(encoding): no EXIF at all")
+            #expect(EmbeddedProfile.read(out.stdout, format: try #require(sniffed(out.stdout))).profile != nil)
+        }
+        let jpeg = try fetch("--thumbnail", "40x40", server.url("/gps.jpg"))
+        #expect(
+            ProfiledImages.jpegSegments(jpeg.stdout).allSatisfy {
+                $0.marker == 0xE0 || $0.marker == 0xE2 || $0.marker >= 0xC0 && $0.marker < 0xE0 || $0.marker == 0xFE
+            })
+    }
+
+    @Test func jsonNamesTheProfile() throws {
+        server.route("/j.jpg", .ok(try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)))
+        server.route("/n.avif", .ok(try ProfiledImages.avif(profile: nil, cicp: "9/16/9", in: work)))
+        server.route("/plain.jpg", .ok(try Corpus.bytes(ProfiledImages.photo)))
+        let named = try fetch("--json", server.url("/j.jpg"))
+        #expect(named.stdoutText.contains(#""icc":"Compatible with Adobe RGB (1998)""#))
+        let nclx = try fetch("--json", server.url("/n.avif"))
+        #expect(nclx.stdoutText.contains(#""icc":"nclx BT.2020 PQ""#))
+        let plain = try fetch("--json", server.url("/plain.jpg"))
+        #expect(!plain.stdoutText.contains(#""icc""#))
+    }
+
+    private func sniffed(_ bytes: [UInt8]) -> ImageFormat? {
+        if case .supported(let format) = ImageFormat.sniff(bytes) { return format }
+        return nil
+    }
+}
+
+extension [UInt8] {
+    /// Whether `needle` occurs anywhere.
+    fileprivate func contains(_ needle: [UInt8]) -> Bool {
+        guard needle.count <= count else { return false }
+        return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
+
+/// An EXIF APP1 segment whose IFD0 points at a GPS IFD holding a latitude reference.
+enum GPSExif {
+    /// The GPSInfo tag (0x8825) as it appears, big-endian, in the IFD entry.
+    static let marker: [UInt8] = [0x88, 0x25, 0x00, 0x04]
+
+    static let segment: [UInt8] = {
+        var tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8]
+        tiff += [0, 1] + marker + [0, 0, 0, 1, 0, 0, 0, 26] + [0, 0, 0, 0]  // IFD0: GPSInfo → 26
+        tiff += [0, 1] + [0, 1, 0, 2, 0, 0, 0, 2] + Array("N".utf8) + [0, 0, 0] + [0, 0, 0, 0]  // GPSLatitudeRef "N"
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+    }()
+}
+
+/// A valid ICC profile made larger by a private tag: the same colours, in more bytes.
+enum LargeProfile {
+    static func make(from path: String, padding: Int) throws -> [UInt8] {
+        let profile = try ProfiledImages.bytes(path)
+        let count = Int(profile[128]) << 24 | Int(profile[129]) << 16 | Int(profile[130]) << 8 | Int(profile[131])
+        func be(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+        var table: [UInt8] = be(count + 1)
+        for tag in 0..<count {
+            let entry = 132 + tag * 12
+            let offset =
+                Int(profile[entry + 4]) << 24 | Int(profile[entry + 5]) << 16 | Int(profile[entry + 6]) << 8
+                | Int(profile[entry + 7])
+            table += profile[entry..<(entry + 4)] + be(offset + 12) + profile[(entry + 8)..<(entry + 12)]
+        }
+        var data = Array(profile[(132 + count * 12)...])
+        while data.count % 4 != 0 { data.append(0) }
+        let newOffset = 128 + table.count + 12 + data.count
+        table += Array("zzzz".utf8) + be(newOffset) + be(12 + padding)
+        let tag =
+            Array("data".utf8) + [0, 0, 0, 0] + [0, 0, 0, 1] + (0..<padding).map { UInt8(truncatingIfNeeded: $0) }
+        var header = Array(profile.prefix(128))
+        let total = 128 + table.count + data.count + tag.count
+        header.replaceSubrange(0..<4, with: be(total))
+        header.replaceSubrange(84..<100, with: [UInt8](repeating: 0, count: 16))  // no profile ID to check
+        return header + table + data + tag
+    }
+}
