@@ -87,6 +87,7 @@ public final class ImageManager: Sendable {
         if readOnlyReason != nil { request.storesToDisk = false }
         let key = key(for: request.url)
         let response = try await fetch(request, key: key)
+        try judgeByLimits(response, request)
         let rendition = try await render(response, request)
         remember(rendition, request)
         return rendition.response
@@ -115,8 +116,14 @@ public final class ImageManager: Sendable {
                 return nil
             }
         }
-        return ImageLoadResult(
-            url: request.url, outcome: .success(response), durationMs: (WallClock.monotonic() - start) * 1000)
+        let outcome: Result<ImageResponse, ImageCoreError>
+        do {
+            try judgeByLimits(response, request)
+            outcome = .success(response)
+        } catch {
+            outcome = .failure(ImageCoreError(reporting: error))
+        }
+        return ImageLoadResult(url: request.url, outcome: outcome, durationMs: (WallClock.monotonic() - start) * 1000)
     }
 
     /// The image's bytes and facts, from the first place that has them:

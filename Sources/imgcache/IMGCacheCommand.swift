@@ -49,7 +49,9 @@ struct IMGCacheCommand: AsyncParsableCommand {
             408, 429, 500, 502, 503 and 504 are transient and never recorded.
 
             LIMITS: 15 s per download (--timeout), 64 MiB per body (--max-bytes), 10 redirects, to http and \
-            https only; images up to 100 megapixels per frame and 1000 frames.
+            https only; images up to 100 megapixels per frame and 1000 frames. Limits belong to the run: a cached \
+            entry over this run's limits is exit 5 and stays; a failure caused by a limit stricter than the \
+            defaults is not put on the failed list, and one under the defaults is retried by a run with a higher limit.
 
             FORMATS: JPEG, PNG and animated PNG (APNG), GIF, WebP (still and animated), AVIF (still and \
             image sequences, 8/10/12-bit written as 8-bit, irot/imir applied; libavif is loaded only when \

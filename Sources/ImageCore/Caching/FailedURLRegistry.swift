@@ -31,6 +31,15 @@ public struct FailedURLRegistry: Sendable {
         public var failedAt: Double
         /// When the record stops counting.
         public var expiresAt: Double
+        /// The limit that refused the image and its value then, when a limit
+        /// did: a run whose limit is higher tries again.
+        public var limit: (name: ImageCoreError.Limit, value: Int)?
+
+        public static func == (a: Record, b: Record) -> Bool {
+            (a.url, a.kind, a.httpStatus, a.message, a.failedAt, a.expiresAt)
+                == (b.url, b.kind, b.httpStatus, b.message, b.failedAt, b.expiresAt)
+                && a.limit?.name == b.limit?.name && a.limit?.value == b.limit?.value
+        }
     }
 
     private let directory: CacheDirectory
@@ -74,17 +83,19 @@ public struct FailedURLRegistry: Sendable {
         (try? POSIXFile.read(path, limit: 1 << 16)).flatMap(parse)
     }
 
-    /// Remembers that `url` failed with `error`.
+    /// Remembers that `url` failed with `error`; `limitValue` is the value
+    /// of the limit it was over (`error.exceededLimit`), if any.
     public func add(
-        _ key: CacheKey, requestDigest: String? = nil, url: String, error: ImageCoreError,
+        _ key: CacheKey, requestDigest: String? = nil, url: String, error: ImageCoreError, limitValue: Int? = nil,
         now: Double = WallClock.now()
     ) throws {
         let path = path(key, requestDigest)
         try POSIXFile.makeDirectories(directory.failed)
         hasDirectory.set()
+        let limit = error.exceededLimit.flatMap { name in limitValue.map { "limit \(name.rawValue) \($0)" } }
         let lines = [
             "url \(url)", "kind \(error.kind.rawValue)", error.httpStatus.map { "status \($0)" },
-            "message \(error.message)", "failed \(now)", "expires \(now + timeToLive)",
+            "message \(error.message)", "failed \(now)", "expires \(now + timeToLive)", limit,
         ]
         let text = lines.compactMap { $0?.filter { !$0.isNewline } }.joined(separator: "\n") + "\n"
         try POSIXFile.writeAtomically(Array(text.utf8), to: path, temporaryDirectory: directory.temporary)
@@ -116,9 +127,16 @@ public struct FailedURLRegistry: Sendable {
             let failed = fields["failed"].flatMap({ Double($0) }),
             let expires = fields["expires"].flatMap({ Double($0) })
         else { return nil }
+        let limit = fields["limit"].flatMap { text -> (ImageCoreError.Limit, Int)? in
+            let parts = text.split(separator: " ")
+            guard parts.count == 2, let name = ImageCoreError.Limit(rawValue: String(parts[0])),
+                let value = Int(parts[1])
+            else { return nil }
+            return (name, value)
+        }
         return Record(
             url: String(url), kind: kind, httpStatus: fields["status"].flatMap { Int($0) },
-            message: String(fields["message"] ?? ""), failedAt: failed, expiresAt: expires)
+            message: String(fields["message"] ?? ""), failedAt: failed, expiresAt: expires, limit: limit)
     }
 }
 

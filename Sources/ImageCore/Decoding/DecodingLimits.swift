@@ -23,20 +23,32 @@ public struct DecodingLimits: Sendable, Equatable {
         self.maxJPEGScans = maxJPEGScans
     }
 
+    /// This limit's value.
+    public func value(of limit: ImageCoreError.Limit) -> Int? {
+        switch limit {
+        case .pixels: maxPixels
+        case .frames: maxFrames
+        case .totalPixels: maxTotalPixels
+        case .scans: maxJPEGScans
+        case .maxBytes: nil
+        }
+    }
+
     /// Throws `.image` if a canvas of `width` × `height` with `frames` frames
     /// is over a limit, or is empty.
     func check(width: Int, height: Int, frames: Int = 1) throws {
         guard width > 0, height > 0 else { throw ImageCoreError(.image, "corrupt image: \(width)×\(height) pixels") }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow, pixels <= maxPixels else {
-            throw ImageCoreError(.image, "image too large: \(width)×\(height) pixels exceeds the limit of \(maxPixels)")
+            throw ImageCoreError.over(
+                .pixels, "image too large: \(width)×\(height) pixels exceeds the limit of \(maxPixels)")
         }
         guard frames <= maxFrames else {
-            throw ImageCoreError(.image, "too many frames: \(frames) exceeds the limit of \(maxFrames)")
+            throw ImageCoreError.over(.frames, "too many frames: \(frames) exceeds the limit of \(maxFrames)")
         }
         guard pixels * frames <= maxTotalPixels else {
-            throw ImageCoreError(
-                .image,
+            throw ImageCoreError.over(
+                .totalPixels,
                 "animation too large: \(frames) frames of \(width)×\(height) pixels "
                     + "exceed the limit of \(maxTotalPixels) pixels in all")
         }

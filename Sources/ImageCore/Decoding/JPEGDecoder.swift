@@ -19,7 +19,8 @@ struct JPEGDecoder {
         let info = try header(bytes)
         let (scans, complete) = JPEGMarkers.walk(bytes)
         guard scans <= limits.maxJPEGScans else {
-            throw ImageCoreError(.image, "too many JPEG scans: \(scans) exceeds the limit of \(limits.maxJPEGScans)")
+            throw ImageCoreError.over(
+                .scans, "too many JPEG scans: \(scans) exceeds the limit of \(limits.maxJPEGScans)")
         }
         // Checked before storing, so a body cut short is never cached.
         guard complete else { throw ImageCoreError(.image, "corrupt JPEG: truncated (no end-of-image marker)") }

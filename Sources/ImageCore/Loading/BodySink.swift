@@ -28,7 +28,7 @@ final class BodySink {
     /// earlier transfer ahead of it, would pass `limit` bytes, or the write failed.
     func write(_ chunk: UnsafeRawBufferPointer, kept: Int, limit: Int) throws {
         guard kept + received + chunk.count <= limit else {
-            throw ImageCoreError(.image, "body larger than the limit of \(limit) bytes")
+            throw ImageCoreError.over(.maxBytes, "body larger than the limit of \(limit) bytes")
         }
         if received == 0 { bytes.reserveCapacity(chunk.count) }
         try file.write(chunk)

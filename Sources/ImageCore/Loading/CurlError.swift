@@ -26,7 +26,7 @@ enum CurlError {
         case CURLE_UNSUPPORTED_PROTOCOL:
             return ImageCoreError(.http, "redirected to a URL that is not http or https (\(text))", isTransient: false)
         case CURLE_FILESIZE_EXCEEDED:
-            return ImageCoreError(.image, "body too large (\(text))")
+            return ImageCoreError.over(.maxBytes, "body too large (\(text))")
         case CURLE_URL_MALFORMAT:
             return ImageCoreError(.failure, "malformed URL (\(text))")
         case CURLE_WEIRD_SERVER_REPLY:

@@ -47,7 +47,9 @@ public struct DownloadRequest: Sendable {
     /// Time allowed to connect, in seconds (capped by `timeout`).
     public var connectTimeout: Double = 10
     /// Largest body accepted, in bytes.
-    public var maxBytes: Int = 64 * 1024 * 1024
+    public var maxBytes: Int = DownloadRequest.defaultMaxBytes
+    /// The largest body accepted unless a run says otherwise: 64 MiB.
+    public static let defaultMaxBytes = 64 * 1024 * 1024
     /// Most redirects followed (only to http and https).
     public var maxRedirects: Int = 10
     /// Skip TLS certificate and host name verification.

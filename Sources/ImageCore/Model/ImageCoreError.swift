@@ -36,6 +36,26 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     public let isTransient: Bool
     /// How long the server asked us to wait before retrying (Retry-After), in seconds.
     public var retryAfter: Double?
+    /// The limit an image or body was over, for `.image` errors that are
+    /// about a limit: the run's limits decide whether the failure is
+    /// remembered (man page, FAILED URLS).
+    public var exceededLimit: Limit?
+
+    /// A limit on what is accepted, by its option's name.
+    public enum Limit: String, Sendable, CaseIterable {
+        case maxBytes = "max-bytes"
+        case pixels = "limit-pixels"
+        case frames = "limit-frames"
+        case totalPixels = "limit-total-pixels"
+        case scans = "limit-scans"
+    }
+
+    /// An `.image` error over `limit`.
+    static func over(_ limit: Limit, _ message: String) -> ImageCoreError {
+        var error = ImageCoreError(.image, message)
+        error.exceededLimit = limit
+        return error
+    }
 
     /// Creates an error; `isTransient` defaults to true for network errors only.
     public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, isTransient: Bool? = nil) {

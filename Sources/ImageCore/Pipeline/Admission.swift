@@ -11,11 +11,14 @@ extension ImageManager {
         }
         let cookies = configuration.cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
         let requestDigest = FailedURLRegistry.requestDigest(request.download, cookies: cookies)
-        if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest) {
+        if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest),
+            stillRefuses(failure, request)
+        {
+            let higher = failure.limit.map { " or a --\($0.name.rawValue) above \($0.value)" } ?? ""
             throw ImageCoreError(
                 .failedBefore,
-                "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); use --retry-failed to try again"
-            )
+                "failed before (\(failure.message), \(HTTPDate.iso8601(failure.failedAt))); "
+                    + "use --retry-failed\(higher) to try again")
         }
         if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
         return requestDigest
@@ -35,8 +38,10 @@ extension ImageManager {
             return diskResponse(stale, request, key)
         }
         if error.kind != .interrupted { statistics.add(.failures) }
-        if !error.isTransient && [.http, .image].contains(error.kind) {
-            try? failedURLs.add(key, requestDigest: requestDigest, url: request.url, error: error)
+        let (remembered, limitValue) = remembers(error, request)
+        if !error.isTransient && [.http, .image].contains(error.kind) && remembered {
+            try? failedURLs.add(
+                key, requestDigest: requestDigest, url: request.url, error: error, limitValue: limitValue)
             // The origin no longer serves what the stale entry holds.
             if stale != nil { _ = try? disk.remove(key) }
         }

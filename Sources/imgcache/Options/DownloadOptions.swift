@@ -88,9 +88,10 @@ struct DownloadOptions: ParsableArguments {
 
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        guard Quantities.parseSize(maxBytes) != nil else {
+        guard let bytes = Quantities.parseSize(maxBytes) else {
             throw ValidationError("--max-bytes: bad size '\(maxBytes)'")
         }
+        guard bytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard maxRedirects >= 0 else { throw ValidationError("--max-redirects must be 0 or more") }
         guard let pixels = Quantities.parseCount(limitPixels), pixels > 0,
             let totalPixels = Quantities.parseCount(limitTotalPixels), totalPixels > 0, limitFrames > 0, limitScans > 0

@@ -122,6 +122,8 @@ enum StatReport {
                 failed.add("message", failure.message)
                 failed.add("failed_at", HTTPDate.iso8601(failure.failedAt))
                 failed.add("until", HTTPDate.iso8601(failure.expiresAt))
+                failed.add("limit", failure.limit?.name.rawValue)
+                failed.add("limit_value", failure.limit?.value)
                 record.add("failed", failed)
             }
             StandardStreams.print(record.text)
