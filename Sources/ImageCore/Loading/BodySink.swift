@@ -30,16 +30,35 @@ final class BodySink {
         guard kept + received + chunk.count <= limit else {
             throw ImageCoreError.over(.maxBytes, "body larger than the limit of \(limit) bytes")
         }
-        if received == 0 { bytes.reserveCapacity(chunk.count) }
         try file.write(chunk)
+        grow(toHold: bytes.count + chunk.count)
         bytes.append(contentsOf: chunk)
         received += chunk.count
     }
 
-    /// Makes room for a body of `expected` bytes (Content-Length), up to `limit`.
-    func expect(_ expected: Int?, limit: Int) {
-        if let expected, expected > 0 { bytes.reserveCapacity(min(expected, limit)) }
+    /// The length the server announced (Content-Length), if it did: growth
+    /// stops there rather than doubling past it. Never reserved up front: a
+    /// server may announce a terabyte and send nothing, and memory must
+    /// follow what arrived.
+    private var announced: Int?
+
+    /// Records the announced length of the body, for `grow` to stop at.
+    func expect(_ expected: Int?) {
+        if let expected, expected > 0 { announced = expected }
     }
+
+    /// Makes room for `needed` bytes: at least 16 KiB, else doubling (so
+    /// memory is at most twice what arrived), but no further than the
+    /// announced length while the body stays within it.
+    private func grow(toHold needed: Int) {
+        guard needed > bytes.capacity else { return }
+        var target = max(needed, 2 * bytes.capacity, Self.firstReserve)
+        if let announced, announced >= needed { target = min(target, announced) }
+        bytes.reserveCapacity(target)
+    }
+
+    /// The first buffer: a small image's body in one piece, little for a stalled one.
+    private static let firstReserve = 16 * 1024
 
     /// Names the finished body by its new path, after a rename.
     func moved(to newPath: String) { path = newPath }

@@ -27,9 +27,14 @@ extension CurlEasyHandle {
         try set(CURLOPT_SSL_VERIFYPEER, request.allowsInsecureTLS ? 0 : 1)
         try set(CURLOPT_SSL_VERIFYHOST, request.allowsInsecureTLS ? 0 : 2)
         try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-        // Wait for a connection that can multiplex (HTTP/2) rather than open
-        // another one; HTTP/1.1 connections are reused as they free up.
-        try set(CURLOPT_PIPEWAIT, 1)
+        // Over https, ALPN tells within the TLS handshake whether a
+        // connection can multiplex (HTTP/2), so waiting for that answer costs
+        // one handshake and saves a connection per stream. Plain http has no
+        // ALPN: libcurl would learn it only when the first transfer ends, and
+        // every other transfer to the host would wait for it.
+        if request.url.utf8.count > 8, request.url.prefix(8).lowercased() == "https://" {
+            try set(CURLOPT_PIPEWAIT, 1)
+        }
         if let credentials = request.credentials {
             try set(CURLOPT_USERPWD, credentials)
             // CURLAUTH_BASIC is 1; the macro is a cast expression Swift does not import.

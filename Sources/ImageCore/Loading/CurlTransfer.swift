@@ -73,12 +73,12 @@ final class CurlTransfer {
                 abortReason = head.httpError(status)
                 return 0
             }
-            if resumable?.start(status: status, head: head, contentLength: easy.contentLength, url: request.url) == true
+            if resumable?.start(status: status, head: head, url: request.url) == true
             {
                 sniffer.skip()
                 events.emit("resumed \(request.url) at \(kept) bytes")
             }
-            sink.expect(easy.contentLength, limit: request.maxBytes)
+            sink.expect(easy.contentLength)
         }
         if request.expectsImage, let problem = sniffer.take(chunk) {
             abortReason = problem

@@ -11,8 +11,6 @@
 struct PartialDownload {
     /// Partials older than this are not resumed (and `clean` removes them).
     static let maxAge = CacheDirectory.partialMaxAge
-    /// Bodies smaller than this are not worth a resume record.
-    static let smallestResumable = 128 * 1024
 
     /// Where the body is written.
     var path: String { file.path }
@@ -66,8 +64,7 @@ struct PartialDownload {
     }
 
     /// Records that the body now being written may be resumed with `validator`.
-    static func remember(_ path: String, url: String, validator: String?) {
-        guard let validator else { return _ = try? POSIXFile.remove(recordPath(path)) }
+    static func remember(_ path: String, url: String, validator: String) {
         try? POSIXFile.writeAtomically(
             Array("\(url)\n\(validator)\n".utf8), to: recordPath(path),
             temporaryDirectory: String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))

@@ -14,14 +14,15 @@ struct ResumableBody {
     private(set) var recordWritten = false
     /// The resume record this body is large enough for, not written yet:
     /// the URL and the validator.
-    private var pendingRecord: (url: String, validator: String?)?
+    private var pendingRecord: (url: String, validator: String)?
     /// When the body's first bytes arrived.
     private var startTime = 0.0
 
     /// How long a body must take before its record is written while it
     /// downloads. A record is a file created, renamed and removed: for a
-    /// body that arrives sooner it cost more than a resume could save, and
-    /// if such a body breaks off, the record is written then.
+    /// body that arrives sooner it costs more than a resume could save, and
+    /// if such a body breaks off, the record is written then (whatever its
+    /// size: on a slow link a small body takes as long as a large one).
     static let recordDelay = 1.0
 
     /// Takes over `partial`, resuming from what it holds.
@@ -40,7 +41,7 @@ struct ResumableBody {
     /// (206 at our offset) or sent it whole (200: the resource changed, or
     /// the server ignores ranges), and records the validator for a later
     /// resume. Returns whether the body was resumed.
-    mutating func start(status: Int, head: ResponseHead, contentLength: Int?, url: String) -> Bool {
+    mutating func start(status: Int, head: ResponseHead, url: String) -> Bool {
         var resumed = false
         if offset > 0 {
             let range = Self.contentRange(head.headers["content-range"])
@@ -52,9 +53,11 @@ struct ResumableBody {
                 offset = 0
             }
         }
-        // A small body is quicker to fetch again than to keep a record for.
-        if contentLength.map({ offset + $0 >= PartialDownload.smallestResumable }) ?? true {
-            pendingRecord = (url, PartialDownload.strongValidator(head.headers))
+        // Only a strong validator makes a resume safe: without one, a body
+        // that breaks off is removed, not kept. The record is written once
+        // the body has arrived for `recordDelay`, or when it breaks off.
+        if let validator = PartialDownload.strongValidator(head.headers) {
+            pendingRecord = (url, validator)
             startTime = WallClock.now()
         }
         return resumed

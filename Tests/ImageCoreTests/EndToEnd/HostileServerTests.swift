@@ -68,6 +68,22 @@ import Testing
         try expectNothingCached(server.url("/endless.png"))
     }
 
+    @Test func aTerabyteAnnouncementFailsCleanly() throws {
+        // Memory follows the bytes that arrived, never the announced length:
+        // reserving it up front aborted the process (exit 134) and left the
+        // body file behind.
+        let body = png + [UInt8](repeating: 1, count: 50_000)
+        server.route("/tera.png", .wrongContentLength(body, declared: 1_000_000_000_000))
+        let result = try fetch("--max-bytes", "2T", server.url("/tera.png"))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("imgcache: \(server.url("/tera.png")): "))
+        try expectNothingCached(server.url("/tera.png"))
+        let left = FileManager.default.enumerator(atPath: cache.path)?.compactMap { $0 as? String }.filter {
+            $0.contains(".partial") || $0.hasPrefix("tmp/") && !$0.hasSuffix("/")
+        }
+        #expect(left == [], "\(left ?? [])")
+    }
+
     @Test func contentLengthLiesInEitherDirection() throws {
         let jpeg = try Fixtures.bytes("baseline.jpg")
         server.route("/longer.jpg", .wrongContentLength(jpeg, declared: jpeg.count + 1000))

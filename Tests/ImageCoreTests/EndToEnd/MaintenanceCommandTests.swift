@@ -259,15 +259,21 @@ import Testing
     }
 
     @Test func interruptingPrefetchExits130AndLeavesNoTemporaryFiles() throws {
+        // 20 s a body, and a slot for every URL: the slow ones are still
+        // arriving when the signal comes, however late a loaded machine lets
+        // this test look. (With 5 s bodies and -j 2 the test relied on
+        // transfers to one host running one after another; once they ran side
+        // by side the run could end first and exit 0, and the loads' tasks
+        // queue in no fixed order, so the fast one could wait behind two slow.)
         for index in 0..<4 {
-            server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 4000))
+            server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 1000))
         }
         server.route("/fast.png", .ok(image(9)))
         let list = try TemporaryDirectory()
         let listPath = "\(list.path)/urls.txt"
         try Data(urlList(["/fast.png", "/slow0.png", "/slow1.png", "/slow2.png", "/slow3.png"])).write(
             to: URL(fileURLWithPath: listPath))
-        let process = try CLI.start(["prefetch", "-j", "2"], cacheDir: cache.path, stdinPath: listPath)
+        let process = try CLI.start(["prefetch", "-j", "5"], cacheDir: cache.path, stdinPath: listPath)
         // Interrupt once the fast image is stored and the slow ones are mid-transfer.
         let fastEntry = StoredRecord(CacheDirectory(root: cache.path), CacheKey(server.url("/fast.png")))
         let deadline = Date().addingTimeInterval(20)

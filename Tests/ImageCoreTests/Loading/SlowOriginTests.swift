@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// The downloader against a rate-limited nginx (`limit_rate`), the way a
+/// slow origin behaves: transfers to one host run side by side.
+@Suite(.serialized) struct SlowOriginTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    /// nginx serving `count` files of `size` bytes as /0.png, /1.png... at
+    /// `limit_rate` bytes per second per connection.
+    func slowNginx(count: Int, size: Int, rate: String) throws -> NginxProcess {
+        let root = "\(directory.path)/www"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for index in 0..<count {
+            let bytes = Fixtures.tinyPNG + [UInt8](repeating: UInt8(index), count: size - Fixtures.tinyPNG.count)
+            try Data(bytes).write(to: URL(fileURLWithPath: "\(root)/\(index).png"))
+        }
+        return try NginxProcess(serverBody: "root \(root); limit_rate \(rate);")
+    }
+
+    @Test(.enabled(if: LoopbackServices.haveNginx))
+    func sixTransfersToOnePlainHTTPHostAllReceiveBytesWithinTheFirstSecond() async throws {
+        // 120 KB at 20 KB/s is about 5 s a file: had the transfers waited
+        // for one another (CURLOPT_PIPEWAIT on http://), the second would get
+        // its first byte seconds after the first. Times count from the first
+        // byte of all: the tasks may wait for a thread while other suites run.
+        let nginx = try slowNginx(count: 6, size: 120_000, rate: "20k")
+        var settings = Downloader.Configuration(temporaryDirectory: directory.path)
+        settings.maxConcurrentDownloads = 6
+        let loader = try Downloader(configuration: settings)
+        defer { loader.close() }
+        let firstBytes = Mutex([Int: Double]())
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<6 {
+                var request = DownloadRequest(url: "\(nginx.url)/\(index).png")
+                request.onProgress = { _, _ in
+                    firstBytes.withLock { if $0[index] == nil { $0[index] = WallClock.monotonic() } }
+                }
+                group.addTask {
+                    let response = try await loader.download(request)
+                    #expect(response.bodySize == 120_000)
+                    return index
+                }
+            }
+            for try await _ in group {}
+        }
+        let end = WallClock.monotonic()
+        let seen = firstBytes.withLock { $0 }
+        #expect(seen.count == 6)
+        let first = seen.values.min() ?? end
+        let spread = seen.mapValues { $0 - first }
+        #expect(spread.values.allSatisfy { $0 < 1.5 }, "first bytes after \(spread.sorted { $0.key < $1.key })")
+        // Six connections at 20 KB/s each: about 6 s, not 36.
+        #expect(end - first < 20, "took \(end - first) s")
+    }
+}
