@@ -73,8 +73,7 @@ final class CurlTransfer {
                 abortReason = head.httpError(status)
                 return 0
             }
-            if resumable?.start(status: status, head: head, url: request.url) == true
-            {
+            if resumable?.start(status: status, head: head, url: request.url) == true {
                 sniffer.skip()
                 events.emit("resumed \(request.url) at \(kept) bytes")
             }
