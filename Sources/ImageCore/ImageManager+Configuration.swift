@@ -30,3 +30,16 @@ extension ImageManager {
         }
     }
 }
+
+extension ImageManager.Configuration {
+    /// The downloader's settings under this configuration, its bodies written in `directory`.
+    func downloaderSettings(writingTo directory: String) -> Downloader.Configuration {
+        var settings = Downloader.Configuration(temporaryDirectory: directory)
+        settings.maxConcurrentDownloads = maxConcurrentDownloads
+        settings.maxConnectionsPerHost = maxConnectionsPerHost
+        settings.order = order
+        settings.cookieJar = cookieJar
+        settings.events = events
+        return settings
+    }
+}

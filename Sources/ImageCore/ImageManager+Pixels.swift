@@ -9,7 +9,7 @@ extension ImageManager {
         if let image = response.image {
             return try ImageDecoder.write(image, channels: channels, into: &sink)
         }
-        try decoder.decode(response.bytes, channels: channels, into: &sink)
+        try renderer.decoder.decode(response.bytes, channels: channels, into: &sink)
     }
 }
 

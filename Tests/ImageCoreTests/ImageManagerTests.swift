@@ -23,7 +23,15 @@ final class CountingLoader: DataLoading {
         self.delay = delay
     }
 
+    private let seamCalls = Mutex<(cancels: Int, closes: Int)>((0, 0))
+
     func requests(for url: String) -> Int { counts.withLock { $0[url, default: 0] } }
+    /// How often `cancelAll` and `close` were called.
+    var cancels: Int { seamCalls.withLock { $0.cancels } }
+    var closes: Int { seamCalls.withLock { $0.closes } }
+
+    func cancelAll() { seamCalls.withLock { $0.cancels += 1 } }
+    func close() { seamCalls.withLock { $0.closes += 1 } }
 
     func download(_ request: DownloadRequest) async throws -> DownloadResponse {
         counts.withLock { $0[request.url, default: 0] += 1 }
@@ -163,6 +171,25 @@ final class CountingDecoder: ImageDecoding {
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/tmp").isEmpty)
         #expect(
             try DiskCache(directory: CacheDirectory(root: root), statistics: Statistics()).lookup(CacheKey(url)) == nil)
+    }
+
+    /// An injected loader is cancelled and closed through the seam, as the
+    /// built-in downloader is.
+    @Test func cancelAndFinishReachAnInjectedLoader() async throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let url = "http://127.0.0.1/a.png"
+        let (manager, loader) = try makeManager([url: .body(png)])
+        manager.cancelAll()
+        #expect(loader.cancels == 1)
+        do {
+            _ = try await manager.load(ImageRequest(url: url))
+            Issue.record("expected interrupted")
+        } catch let error as ImageCoreError {
+            #expect(error.kind == .interrupted)
+        }
+        #expect(loader.requests(for: url) == 0)
+        try await manager.finish()
+        #expect(loader.closes == 1)
     }
 
     @Test func decodesOnceForRepeatedLoadsInOneProcess() async throws {

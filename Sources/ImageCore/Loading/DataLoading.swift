@@ -27,10 +27,16 @@ public struct DownloadResponse: Sendable {
 ///
 /// Thread safety: implementations may be called from any task concurrently;
 /// each call is one transfer (coalescing of identical requests is the
-/// caller's business, see `ImageManager`).
+/// caller's business, see `ImageManager`). `cancelAll` may be called from
+/// any thread at any time, `close` once, when no download is running.
 public protocol DataLoading: Sendable {
     /// Downloads `request`'s URL into a temporary file. Throws
     /// `ImageCoreError` (`.network`, `.http`, `.image` for a body that is
     /// clearly not an image or too large, `.cacheIO`, `.interrupted`).
     func download(_ request: DownloadRequest) async throws -> DownloadResponse
+    /// Cancels every queued and running download; their callers get `.interrupted` (SIGINT).
+    func cancelAll()
+    /// Releases what the loader holds (connections, the cookie jar written
+    /// out) and waits until that is done. Call before the process exits.
+    func close()
 }

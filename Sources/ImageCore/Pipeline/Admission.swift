@@ -1,18 +1,18 @@
 /// Between lookup and the network: whether a miss may go out at all
 /// (offline, the failed-URL list, cancellation), and what a failed fetch
 /// leaves behind (a stale entry served on error, a failed-URL record).
-extension ImageManager {
+extension NetworkFetch {
     /// Checks that `request` may use the network; returns the digest of what
     /// it sends that can change the answer (credentials, cookies, headers),
     /// which keys its failed-URL record (nil when it sends nothing such).
-    func admitToNetwork(_ request: ImageRequest, key: CacheKey) throws -> String? {
+    func admit(_ request: ImageRequest, key: CacheKey) throws -> String? {
         guard request.network == .allowed else {
             throw ImageCoreError(.notCached, "not in the cache (offline)")
         }
-        let cookies = configuration.cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
+        let cookies = cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
         let requestDigest = FailedURLRegistry.requestDigest(request.download, cookies: cookies)
         if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest),
-            stillRefuses(failure, request)
+            limits.stillRefuses(failure, request)
         {
             let higher = failure.limit.map { " or a --\($0.name.rawValue) above \($0.value)" } ?? ""
             throw ImageCoreError(
@@ -35,10 +35,10 @@ extension ImageManager {
         {
             statistics.add(.diskHits)
             events.emit("served stale from disk after an error: \(request.url): \(error.message)")
-            return diskResponse(stale, request, key)
+            return ImageResponse(disk: stale, request, key)
         }
         if error.kind != .interrupted { statistics.add(.failures) }
-        let (remembered, limitValue) = remembers(error, request)
+        let (remembered, limitValue) = limits.remembers(error, request)
         if !error.isTransient && [.http, .image].contains(error.kind) && remembered {
             try? failedURLs.add(
                 key, requestDigest: requestDigest, url: request.url, error: error, limitValue: limitValue)

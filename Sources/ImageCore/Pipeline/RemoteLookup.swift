@@ -1,6 +1,6 @@
 /// The remote-storage part of the network step: a shared store's entry,
 /// verified like a download, stored locally, and served if fresh.
-extension ImageManager {
+extension NetworkFetch {
     /// What remote storage contributed.
     enum RemoteOutcome {
         /// A fresh entry: served without asking the origin.
@@ -14,16 +14,12 @@ extension ImageManager {
         guard
             let hit = await remote.lookup(
                 key, url: request.url, maxBytes: request.download.maxBytes,
-                inspect: { [self] in try await verify($0) })
+                inspect: { [verify] in try await verify($0) })
         else { return nil }
         let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
         var local: CachedData?
         if decision != .mismatch && request.storesToDisk {
-            local = try disk.storeIfRecordFits(
-                hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
-                response: hit.entry.response)
-            // Counts for the trim to max-size in finish().
-            if local != nil { storedEntries.add(1, ordering: .relaxed) }
+            local = try store.keep(hit, request, key: key)
         }
         if decision == .serve && !request.refresh {
             events.emit("served from remote storage \(hit.storage): \(request.url)")

@@ -1,15 +1,11 @@
 /// Step 4, rendition: what the caller asked to receive besides the bytes —
 /// decoded pixels (a frame, a scaled size), or a re-encoding, which is kept
 /// on disk as a variant of its original when it is a thumbnail.
-extension ImageManager {
-    /// A response ready for the caller, and how it was made.
-    struct Rendition {
-        var response: ImageResponse
-        /// Pixels were decoded for this request.
-        var decoded = false
-        /// The encoding came from a variant kept on disk.
-        var fromStoredVariant = false
-    }
+struct Renderer: Sendable {
+    let disk: DiskCache
+    let decoder: any ImageDecoding
+    let limits: DecodingLimits
+    let events: EventLog
 
     /// Decodes and encodes `response` as `request` asks.
     func render(_ response: ImageResponse, _ request: ImageRequest) async throws -> Rendition {
@@ -25,7 +21,7 @@ extension ImageManager {
         }
         var rendition = try await decoded(response, request)
         guard let image = rendition.response.image else { throw ImageCoreError(.failure, "no pixels to encode") }
-        let (quality, limits) = (request.quality, configuration.limits)
+        let (quality, limits) = (request.quality, self.limits)
         // An animation stays one: every frame, under the same limits as the input.
         let bytes = try await runInBackground { try encode(image, as: format, quality: quality, limits: limits) }
         rendition.response.encoded = (bytes, format)
@@ -57,4 +53,13 @@ extension ImageManager {
         rendition.response.image = image
         return rendition
     }
+}
+
+/// A response ready for the caller, and how it was made.
+struct Rendition {
+    var response: ImageResponse
+    /// Pixels were decoded for this request.
+    var decoded = false
+    /// The encoding came from a variant kept on disk.
+    var fromStoredVariant = false
 }

@@ -1,13 +1,13 @@
 /// The HTTP side of the network step: a request made conditional by a
 /// stale entry's validators, the merge of a 304 into that entry, and
 /// retries of transient failures.
-extension ImageManager {
+extension NetworkFetch {
     /// The download for `request`: resumable into the entry's partial file
     /// (writable caches only), and conditional (`If-None-Match`,
     /// `If-Modified-Since`) when a stale entry lends its validators.
     func download(for request: ImageRequest, key: CacheKey, stale: CachedData?) -> DownloadRequest {
         var download = request.download
-        if readOnlyReason == nil { download.resumableBodyPath = configuration.directory.partialPath(key.hash) }
+        if let writableCache { download.resumableBodyPath = writableCache.partialPath(key.hash) }
         if let entry = stale?.entry {
             if let etag = entry.etag { download.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let modified = entry.lastModified {
@@ -31,12 +31,9 @@ extension ImageManager {
             by: downloaded.headers, request: request.download,
             requestTime: downloaded.requestTime,
             responseTime: downloaded.responseTime)
-        let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
+        let renewed = try store.renew(stale, with: response, request, key: key)
         events.emit("revalidated (304 Not Modified): \(request.url)")
-        remote?.upload(entry, bytes: stale.bytes, key: key, url: request.url)
-        return Fetched(
-            info: entry.info, bytes: stale.bytes,
-            stored: CachedData(entry: entry, bytes: stale.bytes, path: stale.path), source: .revalidated)
+        return Fetched(info: renewed.entry.info, bytes: stale.bytes, stored: renewed, source: .revalidated)
     }
 
     /// Downloads, retrying transient failures (network errors, 408, 429,
@@ -46,7 +43,7 @@ extension ImageManager {
         var attempt = 0
         while true {
             do {
-                return try await network().download(download)
+                return try await loader.download(download)
             } catch let error as ImageCoreError where error.isTransient && attempt < retries {
                 let delay = RetryDelay.seconds(attempt: attempt, retryAfter: error.retryAfter)
                 guard delay <= RetryDelay.longestWait else { throw error }

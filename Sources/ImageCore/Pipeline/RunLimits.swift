@@ -2,10 +2,14 @@
 /// judged by this run's limits as a download is, and a failure caused by a
 /// limit stricter than the defaults says nothing about the URL for runs
 /// with the defaults, so it is not remembered.
-extension ImageManager {
+struct RunLimits: Sendable {
+    let limits: DecodingLimits
+    /// Re-inspects a cached JPEG's bytes for a run stricter than the default scan count.
+    let decoder: any ImageDecoding
+
     /// This run's value of `limit` for `request`.
     func value(of limit: ImageCoreError.Limit, for request: ImageRequest) -> Int {
-        configuration.limits.value(of: limit) ?? request.download.maxBytes
+        limits.value(of: limit) ?? request.download.maxBytes
     }
 
     /// The value of `limit` when no run says otherwise.
@@ -17,15 +21,15 @@ extension ImageManager {
     /// from a cache, is over this run's limits (its entry stays for runs
     /// that allow it). The JPEG scan count is not in the record: the bytes
     /// are inspected again only by a run stricter than the default there.
-    func judgeByLimits(_ response: ImageResponse, _ request: ImageRequest) throws {
+    func judge(_ response: ImageResponse, _ request: ImageRequest) throws {
         let info = response.info
-        try configuration.limits.check(width: info.width, height: info.height, frames: info.frameCount)
+        try limits.check(width: info.width, height: info.height, frames: info.frameCount)
         let byteCount = response.entry?.byteCount ?? response.bytes.count
         let maxBytes = request.download.maxBytes
         guard byteCount <= maxBytes else {
             throw ImageCoreError.over(.maxBytes, "body larger than the limit of \(maxBytes) bytes")
         }
-        if info.format == .jpeg, configuration.limits.maxJPEGScans < DecodingLimits.default.maxJPEGScans,
+        if info.format == .jpeg, limits.maxJPEGScans < DecodingLimits.default.maxJPEGScans,
             !response.bytes.isEmpty
         {
             _ = try decoder.inspect(response.bytes)

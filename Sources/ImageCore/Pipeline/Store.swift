@@ -1,13 +1,28 @@
-/// Step 3, store: a verified download written to the disk cache (and
-/// uploaded to remote storage), the cache trimmed to `max-size`, and the
-/// response remembered in memory.
-extension ImageManager {
-    /// What the memory cache holds per key.
-    struct Remembered: Sendable {
-        var response: ImageResponse
-        /// The bytes and pixels held, and a little for the entry itself, so
-        /// that many small images still fill the cache's limit.
-        var cost: Int { response.bytes.count + (response.image?.cost ?? 0) + 512 }
+import Synchronization
+
+/// Step 3, store: a verified download renamed into the disk cache with its
+/// record, a remote entry kept locally, a 304's renewed record, each
+/// uploaded to remote storage; and the cache trimmed to `max-size`.
+///
+/// Thread safety: every method may be called from any task concurrently;
+/// the counters are atomics and the disk cache is safe across processes.
+final class Store: Sendable {
+    private let disk: DiskCache
+    private let remote: RemoteCache?
+    private let maxSize: Int?
+    private let statistics: Statistics
+    private let events: EventLog
+    /// Entries stored by this run: `finish()` trims only after a run that stored some.
+    private let storedEntries = Atomic<Int>(0)
+    /// Bytes stored since the last trim to `max-size`.
+    private let bytesSinceTrim = Atomic<Int>(0)
+
+    init(disk: DiskCache, remote: RemoteCache?, maxSize: Int?, statistics: Statistics, events: EventLog) {
+        self.disk = disk
+        self.remote = remote
+        self.maxSize = maxSize
+        self.statistics = statistics
+        self.events = events
     }
 
     /// Stores a verified download unless the request or the server forbids
@@ -35,9 +50,7 @@ extension ImageManager {
         else { return nil }
         storedEntries.add(1, ordering: .relaxed)
         remote?.upload(stored.entry, bytes: bytes, key: key, url: request.url)
-        if let maxSize = configuration.cache.maxSize,
-            bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10
-        {
+        if let maxSize, bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10 {
             trimToMaxSize()
         }
         events.emit(
@@ -45,32 +58,43 @@ extension ImageManager {
         return stored
     }
 
+    /// Keeps a verified remote entry locally (not uploaded back); nil when
+    /// its record does not fit the file system.
+    func keep(_ hit: RemoteCache.Hit, _ request: ImageRequest, key: CacheKey) throws -> CachedData? {
+        let local = try disk.storeIfRecordFits(
+            hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
+            response: hit.entry.response)
+        // Counts for the trim to max-size in finish().
+        if local != nil { storedEntries.add(1, ordering: .relaxed) }
+        return local
+    }
+
+    /// A 304 Not Modified's renewal of `stale`: its record updated from
+    /// `response` (unless `--no-store`) and uploaded to remote storage.
+    func renew(
+        _ stale: CachedData, with response: StoredResponse, _ request: ImageRequest, key: CacheKey
+    ) throws
+        -> CachedData
+    {
+        let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
+        remote?.upload(entry, bytes: stale.bytes, key: key, url: request.url)
+        return CachedData(entry: entry, bytes: stale.bytes, path: stale.path)
+    }
+
+    /// At the end of a run: trims to `max-size` if this run stored anything.
+    func finish() {
+        if storedEntries.load(ordering: .relaxed) > 0 { trimToMaxSize() }
+    }
+
     /// Evicts least recently used entries until the cache fits `max-size`.
     /// A long run trims whenever it has stored a tenth of the limit, so the
     /// cache never grows far past it between cron cleans.
-    func trimToMaxSize() {
-        guard let maxSize = configuration.cache.maxSize else { return }
+    private func trimToMaxSize() {
+        guard let maxSize else { return }
         bytesSinceTrim.store(0, ordering: .relaxed)
-        let cleaner = CacheCleaner(directory: configuration.directory, events: events)
+        let cleaner = CacheCleaner(directory: disk.directory, events: events)
         if let report = try? cleaner.clean(maxAge: nil, maxSize: maxSize, waitForLock: false) {
             statistics.add(.evictions, report.evictedEntries)
         }
-    }
-
-    /// Keeps a rendition's response in the memory cache when it is new to
-    /// this process or was just decoded (not when a stored variant answered).
-    /// A picked frame or a thumbnail is not the whole image, so only the
-    /// full decode is kept; encoded bytes are not kept.
-    func remember(_ rendition: Rendition, _ request: ImageRequest) {
-        let response = rendition.response
-        guard !rendition.fromStoredVariant, response.source != .memory || rendition.decoded else { return }
-        let partial = request.frame != nil || request.scale != nil
-        var remembered = response
-        remembered.encoded = nil
-        if partial { remembered.image = nil }
-        let evicted = memory.set(
-            Remembered(response: remembered), for: response.key.string,
-            cost: Remembered(response: remembered).cost)
-        if evicted > 0 { events.emit("evicted \(evicted) image(s) from memory") }
     }
 }

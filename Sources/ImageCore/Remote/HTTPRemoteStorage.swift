@@ -13,9 +13,9 @@ final class HTTPRemoteStorage: RemoteStorage {
     let configured: RemoteStorageURL
     private let base: String
     private let credentials: String?
-    private let network: @Sendable () throws -> any DataLoading
+    private let network: any DataLoading
 
-    init(_ configured: RemoteStorageURL, network: @escaping @Sendable () throws -> any DataLoading) {
+    init(_ configured: RemoteStorageURL, network: any DataLoading) {
         self.configured = configured
         let (url, credentials) = configured.withoutCredentials
         base = url.hasSuffix("/") ? String(url.dropLast()) : url
@@ -61,7 +61,7 @@ final class HTTPRemoteStorage: RemoteStorage {
     /// an error naming the storage (masked) and the cause.
     private func send(_ request: DownloadRequest, missingIsNil: Bool) async throws -> DownloadResponse? {
         do {
-            return try await network().download(request)
+            return try await network.download(request)
         } catch let error as ImageCoreError {
             if missingIsNil && error.httpStatus == 404 { return nil }
             if error.kind == .interrupted { throw error }

@@ -45,7 +45,7 @@ final class RemoteCache: Sendable {
 
     init(
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
-        network: @escaping @Sendable () throws -> any DataLoading
+        network: any DataLoading
     ) {
         var backends: [any RemoteStorage] = []
         var tiers: [(shards: [RemoteStorageURL.Shard], first: Int)] = []

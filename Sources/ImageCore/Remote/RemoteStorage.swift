@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The remote-storage seam: a shared store of cache entries that many
 /// machines read and write (nginx with WebDAV, Redis), looked up after the
 /// local disk and before the origin.
@@ -26,29 +24,10 @@ public protocol RemoteStorage: Sendable {
 /// and reused); Redis opens its own connections on first use.
 func makeRemoteStorage(
     _ configured: RemoteStorageURL,
-    network: @escaping @Sendable () throws -> any DataLoading
+    network: any DataLoading
 ) -> any RemoteStorage {
     switch configured.scheme {
     case .http: HTTPRemoteStorage(configured, network: network)
     case .redis: RedisRemoteStorage(configured)
-    }
-}
-
-/// The manager's downloader for remote storages, attached once the manager
-/// exists (it is created lazily, on the first request that needs it).
-final class NetworkHandle: Sendable {
-    private let provider = Mutex<(@Sendable () throws -> any DataLoading)?>(nil)
-
-    /// Sets where the downloader comes from.
-    func attach(_ provider: @escaping @Sendable () throws -> any DataLoading) {
-        self.provider.withLock { $0 = provider }
-    }
-
-    /// The downloader.
-    func callAsFunction() throws -> any DataLoading {
-        guard let provider = provider.withLock({ $0 }) else {
-            throw ImageCoreError(.failure, "no network for remote storage")
-        }
-        return try provider()
     }
 }

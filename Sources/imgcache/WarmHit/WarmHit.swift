@@ -28,7 +28,7 @@ enum WarmHit {
         let directory = CacheDirectory(root: Environment.absolutePath(root))
         guard let manager = try? manager(for: directory, verbose: plan.verbose) else { return nil }
         // What `DownloadOptions` asks for with no option given.
-        guard let response = manager.freshDiskHit(ImageRequest(url: plan.url)) else {
+        guard let response = manager.freshHit(ImageRequest(url: plan.url)) else {
             // A damaged entry found on the way was counted: keep the count.
             try? manager.statistics.flush(to: directory)
             return nil

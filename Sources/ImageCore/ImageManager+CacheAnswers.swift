@@ -1,0 +1,40 @@
+/// Answers from the cache alone, for callers that serve hits themselves
+/// and hand anything else to `load`: both go through `Lookup`, as `load` does.
+extension ImageManager {
+    /// `load`'s result when memory or a fresh entry answers `request` (a
+    /// warm `prefetch`, whose requests need no bytes: the entry's record
+    /// answers), found here on the caller's thread: a batch of hits then runs
+    /// no task per URL and wakes no thread. Nil when `load` must run; a disk
+    /// miss is marked on `request`, so that `load` does not look again (it
+    /// counts the miss).
+    func answerFromCache(_ request: inout ImageRequest) -> ImageLoadResult? {
+        let start = WallClock.monotonic()
+        let response: ImageResponse
+        switch try? lookup.look(request, key: key(for: request.url), .hitsOnly) {
+        case .hit(let found):
+            lookup.remember(Rendition(response: found), request)
+            response = found
+        case .miss:
+            request.diskMissed = true
+            return nil
+        case .hitThenRevalidate, .stale, .undecided, nil:
+            return nil
+        }
+        return ImageLoadResult(
+            url: request.url, outcome: .success(response), durationMs: (WallClock.monotonic() - start) * 1000)
+    }
+
+    /// A fresh hit answered synchronously (the command line's warm hit): the
+    /// response, counted and logged as `load` counts and logs it, when the
+    /// cache holds one `request` may be served as it is, with no decoding or
+    /// encoding; nil for anything else (stale, miss, Vary mismatch, pixels, a
+    /// read-only cache, over this run's limits), which the caller then
+    /// leaves to `load`. Counts
+    /// nothing but the hit (and a damaged entry found on the way).
+    public func freshHit(_ request: ImageRequest) -> ImageResponse? {
+        guard readOnlyReason == nil,
+            case .hit(let response)? = try? lookup.look(request, key: key(for: request.url), .hitsOnly)
+        else { return nil }
+        return response
+    }
+}
