@@ -144,10 +144,15 @@ import Testing
                 try await group.waitForAll()
             }
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Wait for the state checked, the one slot's transfer at the server
+        // with its body open, rather than assume when it arrives: under TSan
+        // a fixed half second was not enough (a CI run saw no body yet).
+        let bodies = { try FileManager.default.contentsOfDirectory(atPath: self.directory.path) }
+        #expect(await waitUntil { self.server.requestCount >= 1 })
+        #expect(try await waitUntil { try !bodies().isEmpty })
         // One running transfer and at most two bodies opened ahead per slot:
         // not a file per queued URL.
-        let open = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        let open = try bodies()
         #expect(open.count >= 1 && open.count <= 3, "\(open)")
         task.cancel()
         _ = try? await task.value

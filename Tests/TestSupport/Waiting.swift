@@ -1,0 +1,14 @@
+import Foundation
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns
+/// whether it held. For a test that must wait for a state it checks instead
+/// of assuming when it arrives: under a sanitizer or a loaded machine the
+/// same step can take ten times as long.
+package func waitUntil(seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try condition()
+}
