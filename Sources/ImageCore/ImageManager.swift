@@ -57,7 +57,8 @@ public final class ImageManager: Sendable {
         store = Store(
             disk: disk, remote: remote, maxSize: configuration.cache.maxSize, statistics: statistics, events: events)
         network = NetworkFetch(
-            disk: disk, store: store, verify: Verification(decoder: decoder), limits: limits, remote: remote, loader: loader,
+            disk: disk, store: store, verify: Verification(decoder: decoder), limits: limits, remote: remote,
+            loader: loader,
             failedURLs: FailedURLRegistry(directory: directory, timeToLive: configuration.cache.failedTTL),
             statistics: statistics, events: events, writableCache: readOnlyReason == nil ? directory : nil,
             cookieJar: configuration.cookieJar, scratchDirectory: readOnlyReason == nil ? nil : downloadDirectory)

@@ -53,7 +53,7 @@ struct Lookup: Sendable {
     /// under `.decides`) when the request forbids both serving the entry and
     /// asking the origin (`only-if-cached` semantics).
     func look(_ request: ImageRequest, key: CacheKey, _ scope: Scope) throws -> Answer {
-        if let remembered = memoryHit(request, key: key) { return .hit(remembered) }
+        if let remembered = memoryHit(request, key: key, scope) { return remembered }
         if request.diskMissed {
             // Found absent by an earlier `.hitsOnly` look: counted now, once.
             statistics.add(.misses)
@@ -74,14 +74,16 @@ struct Lookup: Sendable {
         }
     }
 
-    /// The response this process already holds in memory, unless `--refresh`.
-    private func memoryHit(_ request: ImageRequest, key: CacheKey) -> ImageResponse? {
+    /// The response this process already holds in memory, unless `--refresh`
+    /// (`.undecided` under `.hitsOnly` when it is over this run's limits).
+    private func memoryHit(_ request: ImageRequest, key: CacheKey, _ scope: Scope) -> Answer? {
         guard !request.refresh, let remembered = memory.value(for: key.string) else { return nil }
-        statistics.add(.memoryHits)
-        events.emit("served from memory: \(request.url)")
         var response = remembered.response
         response.source = .memory
-        return response
+        if case .hitsOnly = scope, (try? limits.judge(response, request)) == nil { return .undecided }
+        statistics.add(.memoryHits)
+        events.emit("served from memory: \(request.url)")
+        return .hit(response)
     }
 
     /// The disk entry for `key` and what the freshness rules say of it.

@@ -119,6 +119,31 @@ import Testing
         }
     }
 
+    /// Over this run's limits, a hit is left to `load` (which counts it and
+    /// says why) rather than counted by a look that cannot fail it.
+    @Test func aHitOverTheRunsLimitsIsLeftToLoad() throws {
+        let fixture = try PipelineFixture()
+        let stored = try fixture.storeEntry(url)
+        var small = ImageRequest(url: url)
+        small.download.maxBytes = 10
+        let lookup = fixture.lookup()
+        guard case .undecided = try lookup.look(small, key: CacheKey(url), .hitsOnly) else {
+            Issue.record("expected undecided")
+            return
+        }
+        lookup.remember(Rendition(response: ImageResponse(disk: stored, small, CacheKey(url))), small)
+        guard case .undecided = try lookup.look(small, key: CacheKey(url), .hitsOnly) else {
+            Issue.record("expected undecided from memory too")
+            return
+        }
+        #expect(fixture.counts.isEmpty)
+        guard case .hit = try lookup.look(small, key: CacheKey(url), .decides) else {
+            Issue.record("expected a hit for load to judge")
+            return
+        }
+        #expect(fixture.counts == [.memoryHits: 1])
+    }
+
     @Test func pixelsAreNeverAnsweredByAHitsOnlyLook() throws {
         let fixture = try PipelineFixture()
         try fixture.storeEntry(url)
