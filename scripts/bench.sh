@@ -226,6 +226,25 @@ thumbs=("$IMGCACHE fetch --cache-dir $WORK/c5 --offline --thumbnail 1024x1024 --
 command -v vipsthumbnail >/dev/null && thumbs+=("vipsthumbnail $BIG/big.jpg --size 1024x1024 -o $WORK/thumb-vips.ppm")
 HF_RUNS=10 hf_rows "6 thumbnail → 1024 px" "${thumbs[@]}"
 
+# ---- 12. Colour (issue 27): the large JPEG re-encoded with an Adobe RGB
+# profile (cjpeg -icc), converted to sRGB through it. 12: a 1024 px thumbnail
+# against vipsthumbnail's (both write PPM, as row 6). 12b: the full-size
+# --decode ppm against djpeg followed by Little CMS's own tificc on the same
+# pixels (its TIFF made beforehand, not timed): the sum of rows 12b's two.
+say "12. colour profiles"
+ADOBE_ICC=/usr/share/color/icc/compatibleWithAdobeRGB1998.icc
+cjpeg -quality 90 -icc "$ADOBE_ICC" "$WORK/big.ppm" > "$BIG/adobe.jpg"
+"$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "$u/adobe.jpg"
+colour_thumbs=("$IMGCACHE fetch --cache-dir $WORK/c5 --offline --thumbnail 1024x1024 --decode ppm $u/adobe.jpg")
+command -v vipsthumbnail >/dev/null &&
+	colour_thumbs+=("vipsthumbnail $BIG/adobe.jpg --size 1024x1024 --export-profile srgb -o $WORK/thumb-adobe.ppm")
+HF_RUNS=10 hf_rows "12 Adobe RGB thumbnail → 1024 px sRGB" "${colour_thumbs[@]}"
+djpeg -ppm "$BIG/adobe.jpg" | pnmtotiff > "$WORK/adobe.tif" 2>/dev/null
+HF_RUNS=10 hf_rows "12b decode Adobe RGB → sRGB PPM" \
+	"$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/adobe.jpg" \
+	"djpeg -ppm $BIG/adobe.jpg" \
+	"tificc -i $ADOBE_ICC -t 0 $WORK/adobe.tif $WORK/adobe-srgb.tif"
+
 # ---- 7 and 8. A 100 000-entry cache: prefetch peak RSS, then clean vs find.
 say "7/8. 100 000 URLs (peak RSS), clean vs find"
 seq 1 100000 | sed "s|^|http://127.0.0.1:$PORT/img/000.${SOURCES[0]##*.}?n=|" > "$WORK/list100k.txt"
@@ -374,6 +393,18 @@ goal "\`clean\`, nothing to remove, vs \`find -mtime +7 -delete\`" "$(ratio "$CL
 goal "\`clean\`, everything expired, vs \`find -delete\`" "$(ratio "$ic" "$fd")" 1.0 "$(printf %.2f "$ic") s vs $(printf %.2f "$fd") s"
 goal "warm re-run of 1000 fresh URLs vs \`wget -N -i list\`" "$(ratio "${warm[imgcache]}" "${warm[wget]}")" 0.25 \
 	"${warm[imgcache]} ms vs ${warm[wget]} ms; ${requests[imgcache]} requests vs ${requests[wget]}"
+thumb_ic=${HF_MEDIANS["6 thumbnail → 1024 px#0"]}; thumb_vips=${HF_MEDIANS["6 thumbnail → 1024 px#2"]:-}
+[ -z "$thumb_vips" ] || goal "thumbnail → 1024 px, no profile, vs \`vipsthumbnail\` (issue 27: stays)" \
+	"$(ratio "$thumb_ic" "$thumb_vips")" 0.8 "$thumb_ic ms vs $thumb_vips ms"
+colour_ic=${HF_MEDIANS["12 Adobe RGB thumbnail → 1024 px sRGB#0"]}
+colour_vips=${HF_MEDIANS["12 Adobe RGB thumbnail → 1024 px sRGB#1"]:-}
+[ -z "$colour_vips" ] || goal "Adobe RGB thumbnail → 1024 px sRGB vs \`vipsthumbnail --export-profile srgb\`" \
+	"$(ratio "$colour_ic" "$colour_vips")" 0.8 "$colour_ic ms vs $colour_vips ms"
+decode_ic=${HF_MEDIANS["12b decode Adobe RGB → sRGB PPM#0"]}
+decode_pipeline=$(awk -v a="${HF_MEDIANS["12b decode Adobe RGB → sRGB PPM#1"]}" \
+	-v b="${HF_MEDIANS["12b decode Adobe RGB → sRGB PPM#2"]}" 'BEGIN { printf "%.2f", a + b }')
+goal "\`--decode ppm\` Adobe RGB → sRGB vs \`djpeg\` + \`tificc\`" "$(ratio "$decode_ic" "$decode_pipeline")" 1.3 \
+	"$decode_ic ms vs $decode_pipeline ms"
 goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEGIN { printf "%.1f", k / 1024 }')" 24 "absolute, not a ratio"
 
 {

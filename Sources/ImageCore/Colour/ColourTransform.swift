@@ -81,6 +81,24 @@ final class ColourTransform {
         convert(base, to: base, count: pixels.count / inputBytes)
     }
 
+    /// An ICC profile for a colour space given by numbers (PNG gAMA/cHRM,
+    /// AVIF nclx), for outputs that can only carry ICC. Loads Little CMS.
+    /// The corresponding C functions are `cmsCreateRGBProfile` and `cmsSaveProfileToMem`.
+    static func iccProfile(for primaries: ColourProfile.Primaries) throws(ICCError) -> [UInt8] {
+        var message = [CChar](repeating: 0, count: 256)
+        guard imgcache_lcms_load(&message) == 0 else { throw ICCError(text(message)) }
+        guard let profile = profile(primaries) else { throw ICCError("cannot make a profile of these primaries") }
+        defer { imgcache_lcms_close_profile(profile) }
+        var size: UInt32 = 0
+        guard imgcache_lcms_save_profile(profile, nil, &size) == 0, size > 0 else {
+            throw ICCError("cannot write the profile")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let saved = bytes.withUnsafeMutableBufferPointer { imgcache_lcms_save_profile(profile, $0.baseAddress, &size) }
+        guard saved == 0 else { throw ICCError("cannot write the profile") }
+        return Array(bytes.prefix(Int(size)))
+    }
+
     /// Whether Little CMS has been loaded into this process (tests of lazy loading).
     static var isLoaded: Bool { imgcache_lcms_is_loaded() != 0 }
 

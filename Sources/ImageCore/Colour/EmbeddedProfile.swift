@@ -36,10 +36,11 @@ enum EmbeddedProfile {
         }
     }
 
-    /// Whether `profile` is an ICC profile for CMYK data.
-    static func isCMYK(_ profile: ColourProfile) -> Bool {
-        guard let icc = profile.icc, icc.count >= 20 else { return false }
-        return icc[16..<20].elementsEqual("CMYK".utf8)
+    /// The data colour space of an ICC profile ("RGB", "CMYK", "GRAY", ...);
+    /// nil for a colour space given by numbers (always RGB).
+    static func iccColourSpace(_ profile: ColourProfile) -> String? {
+        guard let icc = profile.icc, icc.count >= 20 else { return nil }
+        return String(decoding: icc[16..<20].filter { $0 != 0x20 }, as: UTF8.self)
     }
 
     /// Checks an ICC profile's header and names it.

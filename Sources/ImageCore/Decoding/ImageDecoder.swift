@@ -43,15 +43,19 @@ public struct ImageDecoder: ImageDecoding {
         return image
     }
 
-    /// The image's profile, split by the pixels it applies to: an RGB or gray
-    /// profile for the decoded RGB, a CMYK one for a CMYK JPEG's ink values
-    /// (used only to convert to sRGB: decoded pixels are never CMYK).
+    /// The image's profile, split by the pixels it applies to: an RGB
+    /// profile for the decoded RGB, a CMYK one for a CMYK JPEG's ink values.
+    /// A CMYK or gray profile is used only to convert to sRGB: decoded
+    /// pixels are RGB, which such a profile cannot describe in an output.
     func profile(of bytes: [UInt8], format: ImageFormat) -> (rgb: ColourProfile?, cmyk: ColourProfile?) {
         let found = EmbeddedProfile.read(bytes, format: format)
         if case .ignored(let why) = found { notes.emit("colour: \(why)") }
         guard let profile = found.profile else { return (nil, nil) }
-        guard EmbeddedProfile.isCMYK(profile) else { return (profile, nil) }
-        return (nil, colourSpace == .srgb && format == .jpeg ? profile : nil)
+        switch EmbeddedProfile.iccColourSpace(profile) {
+        case "CMYK": return (nil, colourSpace == .srgb && format == .jpeg ? profile : nil)
+        case "GRAY": return (colourSpace == .srgb ? profile : nil, nil)
+        default: return (profile, nil)
+        }
     }
 
     /// Decodes, orients and scales, leaving the colours as stored (but for

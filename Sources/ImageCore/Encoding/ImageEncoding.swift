@@ -3,14 +3,21 @@
 /// PNG as APNG, GIF, AVIF as an image sequence); JPEG gets the first frame.
 /// `quality` (1–100) applies to JPEG, WebP and AVIF; WebP without a quality
 /// is lossless. The image's ICC profile (`colour`) is embedded byte for
-/// byte (JPEG, PNG, WebP, AVIF; GIF has no place for one). Throws `.image`
+/// byte (JPEG, PNG, WebP, AVIF; GIF has no place for one); a colour space
+/// given by numbers becomes AVIF's nclx, or an ICC profile made by Little CMS. Throws `.image`
 /// if the output would break `limits`.
 public func encode(
     _ image: DecodedImage, as format: OutputFormat.Encoding, quality: Int?,
     limits: DecodingLimits = .default
 ) throws -> [UInt8] {
     let bytes = try encodePixels(image, as: format, quality: quality, limits: limits)
-    guard let icc = image.colour?.icc else { return bytes }
+    guard let colour = image.colour else { return bytes }
+    if let icc = colour.icc { return try ProfileEmbedding.embed(icc, in: bytes, format: format) }
+    // Primaries and transfer as numbers: an AVIF keeps them as nclx; JPEG,
+    // PNG and WebP get an ICC profile made from them.
+    guard format != .avif, format != .gif, let primaries = colour.primaries,
+        let icc = try? ColourTransform.iccProfile(for: primaries)
+    else { return bytes }
     return try ProfileEmbedding.embed(icc, in: bytes, format: format)
 }
 

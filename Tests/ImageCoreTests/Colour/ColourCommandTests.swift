@@ -225,6 +225,20 @@ import Testing
         #expect(!plain.stdoutText.contains(#""icc""#))
     }
 
+    @Test func nclxIsKeptInAVIFAndMadeIntoAProfileElsewhere() throws {
+        server.route("/p3.avif", .ok(try ProfiledImages.avif(profile: nil, cicp: "12/13/6", in: work)))
+        let avif = try fetch("--thumbnail", "48x48", server.url("/p3.avif"))
+        #expect(avif.status == 0, "\(avif.stderr)")
+        #expect(EmbeddedProfile.read(avif.stdout, format: .avif).profile?.name == "nclx Display P3 sRGB")
+        let jpeg = try fetch("--thumbnail", "48x48", "--encode", "jpeg", server.url("/p3.avif"))
+        let made = ProfiledImages.jpegProfile(jpeg.stdout)
+        #expect(made.segments == 1)
+        #expect((try? ICCHeader(made.profile))?.colourSpace == "RGB ")
+        // Little CMS's own tool reads the profile made for it.
+        _ = try Shell.output(
+            "jpgicc '\(try file("p3.jpg", jpeg.stdout))' '\(work.path)/p3-checked.jpg' >/dev/null 2>&1")
+    }
+
     private func sniffed(_ bytes: [UInt8]) -> ImageFormat? {
         if case .supported(let format) = ImageFormat.sniff(bytes) { return format }
         return nil

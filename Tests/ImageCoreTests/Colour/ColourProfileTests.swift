@@ -1,0 +1,104 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// Profiles read from headers (no Little CMS), and conversions of colour
+/// spaces given by numbers, checked against values worked out by hand.
+@Suite struct ColourProfileTests {
+    @Test func nclxCodePointsAreNamedAndSRGBNeedsNothing() {
+        #expect(EmbeddedProfile.nclx(primaries: 9, transfer: 16).profile?.name == "nclx BT.2020 PQ")
+        #expect(EmbeddedProfile.nclx(primaries: 9, transfer: 18).profile?.name == "nclx BT.2020 HLG")
+        #expect(EmbeddedProfile.nclx(primaries: 12, transfer: 13).profile?.name == "nclx Display P3 sRGB")
+        #expect(EmbeddedProfile.nclx(primaries: 1, transfer: 1).profile?.name == "nclx BT.709 BT.709")
+        guard case .none = EmbeddedProfile.nclx(primaries: 1, transfer: 13) else {
+            Issue.record("BT.709 primaries with the sRGB curve are sRGB")
+            return
+        }
+        guard case .ignored = EmbeddedProfile.nclx(primaries: 5, transfer: 13) else {
+            Issue.record("unknown primaries are reported")
+            return
+        }
+    }
+
+    /// Display P3 values through the nclx profile equal the matrix worked out
+    /// from the primaries (P3 → XYZ → sRGB, sRGB curve both ways): 215 93 31, 0 183 78.
+    @Test func displayP3ConvertsAsItsPrimariesSay() throws {
+        let profile = try #require(EmbeddedProfile.nclx(primaries: 12, transfer: 13).profile)
+        let transform = try ColourTransform(profile, layout: .rgb, outputChannels: 3)
+        var pixels: [UInt8] = [200, 100, 50, 60, 180, 90]
+        pixels.withUnsafeMutableBytes { transform.convert(inPlace: $0) }
+        for (got, want) in zip(pixels, [215, 93, 31, 0, 183, 78] as [Int]) { #expect(abs(Int(got) - want) <= 2) }
+    }
+
+    /// A PNG with gAMA 1.0 (linear) and sRGB's chromaticities: linear 128
+    /// is sRGB 188 (IEC 61966-2-1); alpha is kept.
+    @Test func pngGammaAndChromaticitiesAreHonoured() throws {
+        var png = Array(Fixtures.tinyPNG.prefix(33))
+        png += chunk("gAMA", [0, 1, 0x86, 0xA0])  // 100 000
+        let chrm = [31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000].flatMap { bigEndian($0) }
+        png += chunk("cHRM", chrm)
+        png += Fixtures.tinyPNG.dropFirst(33)
+        let profile = try #require(EmbeddedProfile.png(png).profile)
+        #expect(profile.name == "PNG gAMA 100000 cHRM" && profile.primaries?.transfer == .gamma(1))
+        let transform = try ColourTransform(profile, layout: .rgba, outputChannels: 4)
+        var pixels: [UInt8] = [128, 128, 128, 77, 0, 255, 0, 255]
+        pixels.withUnsafeMutableBytes { transform.convert(inPlace: $0) }
+        #expect(abs(Int(pixels[0]) - 188) <= 1 && pixels[0] == pixels[1] && pixels[1] == pixels[2])
+        #expect(pixels[3] == 77 && pixels[7] == 255)
+        // gAMA 1/2.2 with sRGB's chromaticities is taken as sRGB, as libpng does.
+        var nearSRGB = Array(Fixtures.tinyPNG.prefix(33)) + chunk("gAMA", bigEndian(45455)) + chunk("cHRM", chrm)
+        nearSRGB += Fixtures.tinyPNG.dropFirst(33)
+        guard case .none = EmbeddedProfile.png(nearSRGB) else {
+            Issue.record("sRGB-like gAMA/cHRM needs no conversion")
+            return
+        }
+        // The decoder converts the pixels with --colorspace srgb, and leaves them with original.
+        let converted = try ImageDecoder(colourSpace: .srgb).decode(png, frame: nil)
+        let stored = try ImageDecoder(colourSpace: .original).decode(png, frame: nil)
+        #expect(stored.frames[0].pixels == Fixtures.tinyPNGPixels && stored.colour == profile)
+        #expect(converted.frames[0].pixels != stored.frames[0].pixels && converted.colour == nil)
+    }
+
+    /// ICC v4 names itself in a 'mluc' tag (UTF-16BE), v2 in 'desc' (ASCII).
+    @Test func descriptionsOfBothICCVersionsAreRead() throws {
+        let adobe = try ProfiledImages.bytes(ProfiledImages.adobeRGB)
+        #expect(try ICCHeader(adobe).description == "Compatible with Adobe RGB (1998)")
+        #expect(try ICCHeader(adobe).colourSpace == "RGB ")
+        let name = Array("Wide ☀".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let mluc =
+            Array("mluc".utf8) + [0, 0, 0, 0] + bigEndian(1) + bigEndian(12) + Array("enUS".utf8)
+            + bigEndian(name.count) + bigEndian(28) + name
+        var profile = Array(adobe.prefix(128)) + bigEndian(1) + Array("desc".utf8) + bigEndian(144)
+        profile += bigEndian(mluc.count) + mluc
+        profile.replaceSubrange(0..<4, with: bigEndian(profile.count))
+        #expect(try ICCHeader(profile).description == "Wide ☀")
+        #expect(throws: ICCError.self) { try ICCHeader(Array(profile.dropLast())) }
+    }
+
+    /// A gray JPEG's gray profile converts its pixels with srgb; with
+    /// original it is not kept (an RGB output cannot carry a gray profile).
+    @Test(.enabled(if: Corpus.directory != nil)) func grayProfilesConvertButAreNotEmbedded() throws {
+        let gray = try Corpus.bytes("images/jpeg_gray_baseline_photo_gdk-cat.jpg")
+        let jpeg = try ProfileEmbedding.jpeg(
+            ProfiledImages.bytes("/usr/share/color/icc/ghostscript/sgray.icc"), in: gray)
+        let stored = try ImageDecoder(colourSpace: .original).decode(jpeg, frame: nil)
+        #expect(stored.colour == nil)
+        #expect(stored.frames[0].pixels == (try ImageDecoder().decode(gray, frame: nil)).frames[0].pixels)
+        let converted = try ImageDecoder(colourSpace: .srgb).decode(jpeg, frame: nil)
+        let pixels = converted.frames[0].pixels
+        let neutral = (0..<(pixels.count / 4)).allSatisfy { pixel in
+            let (red, green) = (Int(pixels[pixel * 4]), Int(pixels[pixel * 4 + 1]))
+            return abs(red - green) <= 1 && pixels[pixel * 4 + 3] == 255
+        }
+        #expect(neutral)
+    }
+
+    private func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(data.count) + body + bigEndian(Int(CRC32.checksum(body[...])))
+    }
+
+    private func bigEndian(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+}
