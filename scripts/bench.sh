@@ -425,6 +425,9 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
 
 ## Where imgcache is slower, and why
 
+- **Colour (rows 12, 12b)**: a thumbnail converts only its scaled pixels, so a profile costs it little (row 12
+  against row 6); a full-size `--decode ppm` converts every pixel through Little CMS, most of its time
+  (20 MP: about 145 ms on top of the 115 ms decode, measured when row 12b was added).
 - **Cold download vs `curl -Z`** (rows 2 and 2b): CPU. Row 2b, on tmpfs, shows imgcache using about three times
   curl's CPU per URL: a transfer is handed from a task on the cooperative pool to the download thread and its
   result back (a thread wake-up or two per URL where curl runs one thread), and imgcache also sniffs and walks

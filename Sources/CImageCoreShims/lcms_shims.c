@@ -84,15 +84,6 @@ int imgcache_lcms_load(char *error) {
     return load_status;
 }
 
-int imgcache_lcms_is_loaded(void) {
-    // RTLD_NOLOAD finds the library only if something loaded it already.
-    void *library = dlopen("liblcms2.so.2", RTLD_NOW | RTLD_NOLOAD);
-    if (library) {
-        dlclose(library);
-    }
-    return library != NULL;
-}
-
 void *imgcache_lcms_open_profile(const uint8_t *data, size_t size, char *error) {
     last_error[0] = 0;
     cmsHPROFILE profile = size <= UINT32_MAX ? api.open_profile_from_mem(data, (cmsUInt32Number)size) : NULL;

@@ -44,9 +44,6 @@ typedef enum {
 /// threads: the first call loads, later ones return its result.
 int imgcache_lcms_load(char *error);
 
-/// Whether liblcms2 is loaded in this process (for tests of lazy loading).
-int imgcache_lcms_is_loaded(void);
-
 /// A profile parsed from `size` bytes (cmsOpenProfileFromMem), or NULL when
 /// lcms refuses them; then `error` (at least 256 bytes) says why.
 void *imgcache_lcms_open_profile(const uint8_t *data, size_t size, char *error);

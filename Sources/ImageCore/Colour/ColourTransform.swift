@@ -99,9 +99,6 @@ final class ColourTransform {
         return Array(bytes.prefix(Int(size)))
     }
 
-    /// Whether Little CMS has been loaded into this process (tests of lazy loading).
-    static var isLoaded: Bool { imgcache_lcms_is_loaded() != 0 }
-
     private static let rgbSignature: UInt32 = 0x5247_4220  // 'RGB '
     private static let graySignature: UInt32 = 0x4752_4159  // 'GRAY'
     private static let cmykSignature: UInt32 = 0x434D_594B  // 'CMYK'
