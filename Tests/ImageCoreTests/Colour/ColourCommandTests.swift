@@ -116,6 +116,23 @@ import Testing
             try NetpbmImage(original.stdout).samples == NetpbmImage(Shell.output("djpeg -ppm '\(jpegPath)'")).samples)
     }
 
+    /// `--decode png` is sRGB with no profile; with `--colorspace original` it keeps the stored values and their profile.
+    @Test func decodedPNGCarriesTheProfileOnlyWhenNotConverted() throws {
+        let adobe = try ProfiledImages.bytes(ProfiledImages.adobeRGB)
+        server.route("/p.jpg", .ok(try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)))
+        let converted = try fetch("--decode", "png", server.url("/p.jpg"))
+        #expect(converted.status == 0)
+        #expect(EmbeddedProfile.png(converted.stdout).profile == nil)
+        let stored = try fetch("--decode", "png", "--colorspace", "original", server.url("/p.jpg"))
+        #expect(EmbeddedProfile.png(stored.stdout).profile?.icc == adobe)
+        // pngtopam reads it, and its pixels are djpeg's.
+        let pixels = try NetpbmImage(Shell.output("pngtopam '\(try file("p.png", stored.stdout))'"))
+        let djpeg = try NetpbmImage(
+            Shell.output(
+                "djpeg -ppm '\(try file("p.jpg", ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)))'"))
+        #expect(pixels.samples == djpeg.samples)
+    }
+
     @Test func imagesWithoutAProfileAreUntouchedAndLoadNoLittleCMS() throws {
         let jpeg = try Corpus.bytes(ProfiledImages.photo)
         server.route("/plain.jpg", .ok(jpeg))

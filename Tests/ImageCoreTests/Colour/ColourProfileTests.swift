@@ -95,6 +95,27 @@ import Testing
         #expect(neutral)
     }
 
+    /// APP2 segments are joined by their sequence numbers, not their order in the file.
+    @Test(.enabled(if: Corpus.directory != nil)) func jpegSegmentsJoinInSequenceOrder() throws {
+        let cmyk = try ProfiledImages.bytes(ProfiledImages.cmyk)
+        let jpeg = try ProfileEmbedding.jpeg(cmyk, in: Corpus.bytes(ProfiledImages.photo))
+        var ranges: [Range<Int>] = []
+        var index = 2
+        while index + 4 <= jpeg.count, jpeg[index] == 0xFF, jpeg[index + 1] != 0xDA {
+            let end = index + 2 + (Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3]))
+            if jpeg[index + 1] == 0xE2 { ranges.append(index..<end) }
+            index = end
+        }
+        #expect(ranges.count == 3)
+        var shuffled = Array(jpeg[..<ranges[0].lowerBound])
+        shuffled += jpeg[ranges[2]]
+        shuffled += jpeg[ranges[0]]
+        shuffled += jpeg[ranges[1]]
+        shuffled += jpeg[ranges[2].upperBound...]
+        #expect(EmbeddedProfile.jpeg(shuffled).profile?.icc == cmyk)
+        #expect(EmbeddedProfile.jpeg(shuffled).profile?.name == "Artifex CMYK SWOP Profile")
+    }
+
     private func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data
         return bigEndian(data.count) + body + bigEndian(Int(CRC32.checksum(body[...])))
