@@ -30,6 +30,9 @@ extension IMGCacheCommand {
         {
             UsageError.exit(subcommand: "help", message: "no subcommand '\(arguments[1])'")
         }
+        if let unknown = ArgumentNormalizer.unknownOptionBeforeSubcommand(arguments, subcommands: subcommandNames) {
+            UsageError.exit(subcommand: nil, message: "unknown option '\(unknown)' before the subcommand")
+        }
         if subcommand(in: arguments) == nil, let first = arguments.first, ArgumentNormalizer.isGlobalOption(first) {
             UsageError.exit(subcommand: nil, message: "no subcommand after \(first)")
         }

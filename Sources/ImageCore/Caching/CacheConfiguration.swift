@@ -13,6 +13,10 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// Shared stores looked up after the disk and before the origin
     /// (`remote-storage = URL [URL...]`); see `RemoteStorageURL`.
     public var remoteStorage: [RemoteStorageURL] = []
+    /// What the file said that was ignored, one line each
+    /// (`PATH:LINE: unknown setting 'KEY', ignored`): a newer imgcache
+    /// sharing the cache may have written a setting this one does not know.
+    public var warnings: [String] = []
 
     /// The defaults: 7 days, no size limit, 24 hours, 256 MiB.
     public init() {}
@@ -20,8 +24,8 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// The configuration file's name inside the cache directory.
     public static let fileName = "imgcache.conf"
 
-    /// Parses the file's text. Unknown keys and malformed values are errors,
-    /// so a typo cannot silently disable a limit.
+    /// Parses the file's text. A malformed value is a `.usage` error, so a
+    /// typo cannot silently disable a limit; an unknown key is a warning.
     public init(parsing text: String, source: String) throws {
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line =
@@ -63,7 +67,7 @@ public struct CacheConfiguration: Sendable, Equatable {
                     throw invalid(source, number, error.message)
                 }
             default:
-                throw invalid(source, number, "unknown setting '\(key)'")
+                warnings.append("\(source):\(number + 1): unknown setting '\(key)', ignored")
             }
         }
     }
@@ -77,5 +81,5 @@ public struct CacheConfiguration: Sendable, Equatable {
 }
 
 private func invalid(_ source: String, _ index: Int, _ what: String) -> ImageCoreError {
-    ImageCoreError(.failure, "\(source):\(index + 1): \(what)")
+    ImageCoreError(.usage, "\(source):\(index + 1): \(what)")
 }

@@ -127,6 +127,21 @@ public struct CacheDirectory: Sendable, Equatable {
         return "\(probe): \(systemErrorMessage(errno))"
     }
 
+    /// Why this directory cannot serve as a cache, as an `.cacheIO` error
+    /// naming the cause: it is not a directory, cannot be read, or (with
+    /// `writing`) cannot be written. Nil when it is usable, or missing
+    /// (then it is made when needed, or read as empty).
+    public func problem(writing: Bool) -> ImageCoreError? {
+        var info = stat()
+        guard stat(root, &info) == 0 else {
+            return errno == ENOENT ? nil : ImageCoreError(.cacheIO, systemErrorMessage(errno))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return ImageCoreError(.cacheIO, systemErrorMessage(ENOTDIR)) }
+        let mode = R_OK | X_OK | (writing ? W_OK : 0)
+        guard access(root, mode) == 0 else { return ImageCoreError(.cacheIO, systemErrorMessage(errno)) }
+        return nil
+    }
+
     /// The default location: `$IMGCACHE_DIR`, else `$XDG_CACHE_HOME/imgcache`
     /// (only if absolute), else `~/.cache/imgcache`.
     public static func defaultRoot(environment: [String: String]) -> String {

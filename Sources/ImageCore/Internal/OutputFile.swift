@@ -90,6 +90,17 @@ package enum OutputFile {
         }
     }
 
+    /// Why a file at `path` could not be written (it exists and is not
+    /// writable, or its directory is missing or not writable), as
+    /// "PATH: cause"; nil if it could. The corresponding C function is `access`.
+    package static func unwritableReason(_ path: String) -> String? {
+        if access(path, F_OK) == 0 {
+            return access(path, W_OK) == 0 ? nil : "\(path): \(systemErrorMessage(errno))"
+        }
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        return access(directory, W_OK | X_OK) == 0 ? nil : "\(directory): \(systemErrorMessage(errno))"
+    }
+
     /// `name` inside `directory`, with one slash between them however `directory` ends.
     package static func path(_ name: String, in directory: String) -> String {
         var directory = Substring(directory)

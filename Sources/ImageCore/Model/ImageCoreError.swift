@@ -19,6 +19,8 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
         /// Standard output, an `-o` file or a file under `--output-dir`
         /// could not be written (disk full, I/O error): curl's exit 23.
         case output
+        /// A setting or argument is malformed (a bad value in imgcache.conf).
+        case usage
         /// The operation was cancelled (SIGINT, SIGTERM).
         case interrupted
         /// Anything else.

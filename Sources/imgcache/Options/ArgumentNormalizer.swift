@@ -97,6 +97,36 @@ enum ArgumentNormalizer {
         return subcommand == "help" ? [subcommand] + rest : [subcommand] + globals + rest
     }
 
+    /// What swift-argument-parser's root command takes: help, version, and
+    /// what `make man` and the completion scripts ask it for.
+    static let rootOptions: Set<String> = [
+        "--help", "-h", "--version", "--generate-completion-script", "--experimental-dump-help",
+    ]
+
+    /// The first option before the subcommand that is not a global option
+    /// (`imgcache --cache-dir d --timeout 60 prefetch`), if any: it belongs
+    /// after the subcommand, or nowhere. `rootOptions` are the root command's own.
+    static func unknownOptionBeforeSubcommand(_ arguments: [String], subcommands: Set<String>) -> String? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            // `---completion …` is how the completion scripts ask the parser.
+            if subcommands.contains(argument) || argument == "--" || !argument.hasPrefix("-") || argument == "-"
+                || argument.hasPrefix("---")
+            {
+                return nil
+            }
+            if globalOptionsTakingValue.contains(argument) {
+                index += 2
+            } else if isGlobalOption(argument) || rootOptions.contains(argument) {
+                index += 1
+            } else {
+                return argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            }
+        }
+        return nil
+    }
+
     /// Whether `argument` is a global option (or the start of one).
     static func isGlobalOption(_ argument: String) -> Bool {
         globalFlags.contains(argument) || isClusterOfGlobalFlags(argument)

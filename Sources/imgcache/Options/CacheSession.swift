@@ -16,9 +16,10 @@ enum CacheSession {
         configure: (inout ImageManager.Configuration) -> Void = { _ in }
     ) throws -> ImageManager {
         SignalTrap.ignoreFileSizeLimitSignal()
-        let directory = global.resolvedCacheDirectory
+        let directory = try Self.directory(global, writing: !readOnly)
+        var configuration = ImageManager.Configuration(directory: directory)
+        configuration.cache = try settings(directory, quiet: global.quiet)
         do {
-            var configuration = try ImageManager.Configuration.reading(directory)
             configuration.cache.remoteStorage = global.remote.resolved(configured: configuration.cache.remoteStorage)
             configuration.events = global.events
             configuration.allowsReadOnlyCache = readOnly
@@ -27,6 +28,35 @@ enum CacheSession {
                 configuration: configuration, appliesOrientation: appliesOrientation, colourSpace: colourSpace)
         } catch let error as ImageCoreError {
             StandardStreams.printError("imgcache: cache \(directory.root): \(error.message)")
+            throw ExitCode(ExitStatus.code(for: error.kind))
+        }
+    }
+
+    /// The cache directory the global options name, checked the same way by
+    /// every subcommand: one that is not a directory, cannot be read, or
+    /// (with `writing`) cannot be written ends the command with
+    /// `imgcache: cache DIR: cause` and exit status 8.
+    static func directory(_ global: GlobalOptions<some GlobalOptionsHelp>, writing: Bool) throws -> CacheDirectory {
+        let directory = global.resolvedCacheDirectory
+        if let problem = directory.problem(writing: writing) {
+            StandardStreams.printError("imgcache: cache \(directory.root): \(problem.message)")
+            throw ExitCode(ExitStatus.code(for: problem.kind))
+        }
+        return directory
+    }
+
+    /// The cache's `imgcache.conf`, reported the same way by every
+    /// subcommand: an unknown key is a one-line warning (unless `quiet`)
+    /// and the command goes on; a bad value is `imgcache: PATH:LINE: …`
+    /// and exit status 64; a file that cannot be read is exit 8.
+    static func settings(_ directory: CacheDirectory, quiet: Bool) throws -> CacheConfiguration {
+        do {
+            let settings = try CacheConfiguration.load(fromCacheDirectory: directory.root)
+            if !quiet { for warning in settings.warnings { StandardStreams.printError("imgcache: \(warning)") } }
+            return settings
+        } catch let error as ImageCoreError {
+            let place = error.kind == .usage ? "" : "cache \(directory.root): "
+            StandardStreams.printError("imgcache: \(place)\(error.message)")
             throw ExitCode(ExitStatus.code(for: error.kind))
         }
     }

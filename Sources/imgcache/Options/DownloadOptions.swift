@@ -104,6 +104,10 @@ struct DownloadOptions: ParsableArguments {
             throw ValidationError("--header '\(line)' is not of the form 'Name: value'")
         }
         if let user, !user.contains(":") { throw ValidationError("--user must be USER:PASSWORD") }
+        // The jar is written when the run ends: a jar that cannot be would lose the cookies silently.
+        if let cookieJar, let reason = OutputFile.unwritableReason(Environment.absolutePath(cookieJar)) {
+            throw ValidationError("--cookie-jar cannot be written (\(reason))")
+        }
     }
 
     /// The cache key policy these options ask for.

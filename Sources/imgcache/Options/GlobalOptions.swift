@@ -26,6 +26,7 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     @OptionGroup var remote: RemoteStorageOptions
 
     func validate() throws {
+        if cacheDirectory?.isEmpty == true { throw ValidationError("--cache-dir must not be empty") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         if quiet && progress == true { throw ValidationError("--quiet and --progress cannot be used together") }
     }

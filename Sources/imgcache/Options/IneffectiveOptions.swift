@@ -46,16 +46,31 @@ extension DownloadOptions {
     }
 }
 
+extension GlobalOptions {
+    /// `stat`, `clean` and `purge` draw no progress bar.
+    func refuseProgress() throws {
+        if progress == true { throw ValidationError("--progress has no effect: there is no progress bar to show") }
+    }
+}
+
 extension IMGCacheCommand.Purge {
     func refuseOptionsWithoutEffect() throws {
+        try global.refuseProgress()
         if urls.isEmpty && (key.keyIgnoreQuery || !key.keyStripParam.isEmpty) {
             throw ValidationError("--key-ignore-query and --key-strip-param need URLs")
         }
     }
 }
 
+extension IMGCacheCommand.Clean {
+    func refuseOptionsWithoutEffect() throws {
+        try global.refuseProgress()
+    }
+}
+
 extension IMGCacheCommand.Stat {
     func refuseOptionsWithoutEffect() throws {
+        try global.refuseProgress()
         if urls.isEmpty && (key.keyIgnoreQuery || !key.keyStripParam.isEmpty) {
             throw ValidationError("--key-ignore-query and --key-strip-param need URLs")
         }

@@ -14,6 +14,7 @@ enum ExitStatus {
         case .notCached: 7
         case .cacheIO: 8
         case .output: 23
+        case .usage: 64
         case .interrupted: 130
         }
     }
@@ -33,7 +34,7 @@ enum ExitStatus {
 }
 
 /// Runs a maintenance command's `body`; a failure is one line,
-/// "imgcache: DIRECTORY: cause", and ends the command with its kind's status.
+/// "imgcache: cache DIRECTORY: cause", and ends the command with its kind's status.
 func reportingFailures(in directory: CacheDirectory, _ body: () async throws -> Void) async throws {
     do {
         try await body()
@@ -41,7 +42,7 @@ func reportingFailures(in directory: CacheDirectory, _ body: () async throws -> 
         throw exit
     } catch {
         let failure = ImageCoreError(reporting: error)
-        StandardStreams.printError("imgcache: \(directory.root): \(failure.message)")
+        StandardStreams.printError("imgcache: cache \(directory.root): \(failure.message)")
         try ExitStatus.exit(ExitStatus.code(for: failure.kind))
     }
 }

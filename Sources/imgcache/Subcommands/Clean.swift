@@ -26,6 +26,7 @@ extension IMGCacheCommand {
         var dryRun = false
 
         func validate() throws {
+            try refuseOptionsWithoutEffect()
             if let maxAge, Quantities.parseDuration(maxAge) == nil {
                 throw ValidationError("--max-age: bad duration '\(maxAge)'")
             }
@@ -35,7 +36,9 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let cache = CacheAdministration(directory: global.resolvedCacheDirectory)
+            let directory = try CacheSession.directory(global, writing: true)
+            _ = try CacheSession.settings(directory, quiet: global.quiet)
+            let cache = CacheAdministration(directory: directory)
             try await reportingFailures(in: cache.directory) {
                 let report = try cache.clean(
                     maxAge: maxAge.flatMap(Quantities.parseDuration), maxSize: maxSize.flatMap(Quantities.parseSize),

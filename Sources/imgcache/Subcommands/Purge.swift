@@ -43,7 +43,14 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let cache = CacheAdministration(directory: global.resolvedCacheDirectory, keyPolicy: key.policy)
+            let directory = try CacheSession.directory(global, writing: true)
+            let settings = try CacheSession.settings(directory, quiet: global.quiet)
+            if remote, !global.remote.resolved(configured: settings.remoteStorage).contains(where: { !$0.readOnly }) {
+                // Known only once imgcache.conf is read, so refused here rather than in validate().
+                UsageError.exit(
+                    subcommand: "purge", message: "--remote has no effect: no writable remote storage is configured")
+            }
+            let cache = CacheAdministration(directory: directory, keyPolicy: key.policy)
             try await reportingFailures(in: cache.directory) {
                 guard !urls.isEmpty else {
                     try all ? cache.purgeEverything() : cache.purgeFailedList()

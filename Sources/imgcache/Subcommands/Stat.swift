@@ -23,8 +23,9 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let cache = CacheAdministration(directory: global.resolvedCacheDirectory, keyPolicy: key.policy)
-            var configuration = try cache.configuration()
+            let directory = try CacheSession.directory(global, writing: false)
+            let cache = CacheAdministration(directory: directory, keyPolicy: key.policy)
+            var configuration = try CacheSession.settings(directory, quiet: global.quiet)
             configuration.remoteStorage = global.remote.resolved(configured: configuration.remoteStorage)
             if urls.isEmpty {
                 StatReport.printSummary(

@@ -62,6 +62,8 @@ enum WarmHit {
     /// asks one), a writable cache (a read-only one takes the full path).
     private static func manager(for directory: CacheDirectory, verbose: Bool) throws -> ImageManager {
         var configuration = try ImageManager.Configuration.reading(directory)
+        // Its warnings are the full path's to print (`CacheSession.settings`).
+        guard configuration.cache.warnings.isEmpty else { throw ImageCoreError(.usage, "imgcache.conf warnings") }
         configuration.cache.remoteStorage = []
         configuration.events = verbose ? EventLog { line in StandardStreams.printError("imgcache: \(line)") } : .silent
         return try ImageManager(configuration: configuration, appliesOrientation: true)
