@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -114,6 +115,65 @@ import Testing
         shuffled += jpeg[ranges[2].upperBound...]
         #expect(EmbeddedProfile.jpeg(shuffled).profile?.icc == cmyk)
         #expect(EmbeddedProfile.jpeg(shuffled).profile?.name == "Artifex CMYK SWOP Profile")
+    }
+
+    /// Headers are untrusted: flipped bytes, cut files and lying lengths in
+    /// every container and in the profile itself end in a profile, nothing
+    /// or a reason, never a crash (a seeded run of mutations).
+    @Test func damagedHeadersNeverCrashTheReader() throws {
+        let adobe = try ProfiledImages.bytes(ProfiledImages.adobeRGB)
+        var seed: UInt64 = 27
+        func next() -> Int {
+            seed &+= 0x9E37_79B9_7F4A_7C15
+            var z = seed
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
+        }
+        let jpeg = try ProfileEmbedding.jpeg(adobe, in: [0xFF, 0xD8, 0xFF, 0xD9])
+        let png = try ProfileEmbedding.png(adobe, in: Fixtures.tinyPNG)
+        let webp = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPICCP".utf8) + [68, 2, 0, 0] + adobe
+        let avifColr = Array("prof".utf8) + adobe
+        let ipco =
+            bigEndian(8 + 8 + avifColr.count) + Array("ipco".utf8) + bigEndian(8 + avifColr.count)
+            + Array("colr".utf8) + avifColr
+        let iprp = bigEndian(8 + ipco.count) + Array("iprp".utf8) + ipco
+        let avif = bigEndian(12 + iprp.count) + Array("meta".utf8) + [0, 0, 0, 0] + iprp
+        let samples: [(ImageFormat, [UInt8])] = [(.jpeg, jpeg), (.png, png), (.webp, webp), (.avif, avif)]
+        for (format, bytes) in samples {
+            #expect(EmbeddedProfile.read(bytes, format: format).profile?.icc == adobe, "\(format) intact")
+            for _ in 0..<1500 {
+                var damaged = bytes
+                for _ in 0...(next() % 4) {
+                    damaged[next() % damaged.count] = UInt8(truncatingIfNeeded: next())
+                }
+                if next() % 3 == 0 { damaged = Array(damaged.prefix(next() % damaged.count)) }
+                _ = EmbeddedProfile.read(damaged, format: format)
+            }
+        }
+    }
+
+    /// A profile whose header reads but whose tags Little CMS refuses is
+    /// ignored where it is used: the pixels stay as stored and the note says why.
+    @Test(.enabled(if: Corpus.directory != nil)) func profilesLittleCMSRefusesLeaveThePixelsAlone() throws {
+        var broken = try ProfiledImages.bytes(ProfiledImages.adobeRGB)
+        let count = Int(ICCHeader.read32(broken, 128))
+        for tag in 0..<count where broken[(132 + tag * 12)..<(136 + tag * 12)].elementsEqual("rXYZ".utf8) {
+            let offset = ICCHeader.read32(broken, 136 + tag * 12)
+            broken.replaceSubrange(offset..<(offset + 4), with: Array("junk".utf8))
+        }
+        let photo = try Corpus.bytes(ProfiledImages.photo)
+        let jpeg = try ProfileEmbedding.jpeg(broken, in: photo)
+        let profile = try #require(EmbeddedProfile.jpeg(jpeg).profile)
+        #expect(throws: ICCError.self) { try ColourTransform(profile, layout: .rgb, outputChannels: 3) }
+        let notes = Mutex<[String]>([])
+        let decoder = ImageDecoder(
+            colourSpace: .srgb, notes: EventLog { line in notes.withLock { $0.append(line) } })
+        let decoded = try decoder.decode(jpeg, frame: nil)
+        #expect(decoded.frames[0].pixels == (try ImageDecoder().decode(photo, frame: nil)).frames[0].pixels)
+        #expect(
+            notes.withLock { $0 }.contains { $0.contains("Compatible with Adobe RGB (1998)") && $0.contains("ignored") }
+        )
     }
 
     private func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
