@@ -158,6 +158,8 @@ import Testing
             ["fetch", "--quality", "80", "--encode", "png", url],
             ["fetch", "--quality", "80", "--thumbnail", "8x8", "--decode", "pam", url],
             ["fetch", "--no-orient", url],
+            ["fetch", "--colorspace", "srgb", url],
+            ["fetch", "--colorspace", "cmyk", "--decode", "ppm", url],
             ["fetch", "--frame", "0", url],
             ["fetch", "--offline", "--refresh", url],
             ["fetch", "--offline", "-k", url],
@@ -174,6 +176,8 @@ import Testing
             ["fetch", "--quality", "80", "--encode", "jpeg", url],
             ["fetch", "--quality", "80", "--thumbnail", "8x8", url],
             ["fetch", "--no-orient", "--decode", "pam", url],
+            ["fetch", "--colorspace", "original", "--decode", "ppm", url],
+            ["fetch", "--colorspace", "srgb", "--thumbnail", "8x8", url],
             ["fetch", "--offline", url],
             ["fetch", "--offline", "-H", "Accept-Language: en", url],
             ["stat", "--key-strip-param", "sig", url],
@@ -182,5 +186,19 @@ import Testing
         for arguments in accepted {
             #expect(usageError(arguments) == nil, "\(arguments): \(usageError(arguments) ?? "")")
         }
+    }
+}
+
+extension ArgumentParsingTests {
+    /// `--colorspace` defaults to srgb for `--decode` and to original (profile kept) for encoded output.
+    @Test func colourSpaceDefaultsFollowTheOutput() throws {
+        let decode = try #require(try parse(["fetch", "--decode", "ppm", url]) as? IMGCacheCommand.Fetch)
+        #expect(decode.colourSpace == .srgb && decode.rendition.colourSpace == .srgb)
+        let thumbnail = try #require(try parse(["fetch", "--thumbnail", "8x8", url]) as? IMGCacheCommand.Fetch)
+        #expect(thumbnail.colourSpace == .original && thumbnail.rendition.colourSpace == .original)
+        let chosen = try #require(
+            try parse(["fetch", "--thumbnail", "8x8", "--colorspace", "srgb", url]) as? IMGCacheCommand.Fetch)
+        #expect(chosen.rendition.colourSpace == .srgb)
+        #expect(chosen.rendition.variantName?.hasSuffix(",colorspace=srgb") == true)
     }
 }
