@@ -7,21 +7,17 @@ extension ImageManager {
     /// no task per URL and wakes no thread. Nil when `load` must run; a disk
     /// miss is marked on `request`, so that `load` does not look again (it
     /// counts the miss).
-    func answerFromCache(_ request: inout ImageRequest) -> ImageLoadResult? {
-        let start = WallClock.monotonic()
-        let response: ImageResponse
+    func answerFromCache(_ request: inout ImageRequest) -> ImageResponse? {
         switch try? lookup.look(request, key: key(for: request.url), .hitsOnly) {
         case .hit(let found):
             lookup.remember(Rendition(response: found), request)
-            response = found
+            return found
         case .miss:
             request.diskMissed = true
             return nil
         case .hitThenRevalidate, .stale, .undecided, nil:
             return nil
         }
-        return ImageLoadResult(
-            url: request.url, outcome: .success(response), durationMs: (WallClock.monotonic() - start) * 1000)
     }
 
     /// A fresh hit answered synchronously (the command line's warm hit): the

@@ -14,7 +14,7 @@ import ImageCore
 enum ProcessEntry {
     static func main() {
         if let status = warmHitStatus() { exit(status) }
-        WarmHit.handOverSignals()
+        SignalTrap.handOverNotedSignals()
         MallocArenas.limit()
         CurlGlobal.prepareProcess()
         Task { @MainActor in

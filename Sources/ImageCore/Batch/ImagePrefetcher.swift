@@ -88,7 +88,10 @@ public struct ImagePrefetcher: Sendable {
                 if !seen.isEstimate { tally.distinct = seen.count }
                 var request = makeRequest(url)
                 // A hit is answered here: no task, no thread woken.
-                if let answered = manager.answerFromCache(&request) {
+                let start = WallClock.monotonic()
+                if let response = manager.answerFromCache(&request) {
+                    let answered = ImageLoadResult(
+                        url: url, outcome: .success(response), durationMs: (WallClock.monotonic() - start) * 1000)
                     progressed(tally)
                     tally.count(answered.outcome)
                     finished(answered, tally)

@@ -118,13 +118,11 @@ public struct CacheDirectory: Sendable, Equatable {
     /// mount, another user's directory), as "path: cause"; nil if it can
     /// write it, or cannot read it either (then `prepare()` says why).
     public func readOnlyReason() -> String? {
-        var info = stat()
-        guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(root, R_OK | X_OK) == 0 else {
-            return nil
-        }
+        guard POSIXFile.isReadableDirectory(root) else { return nil }
         let probe = POSIXFile.status(temporary) == nil ? root : temporary
-        guard access(probe, W_OK) != 0, [EROFS, EACCES, EPERM].contains(errno) else { return nil }
-        return "\(probe): \(systemErrorMessage(errno))"
+        let denial = POSIXFile.writeDenial(probe)
+        guard [EROFS, EACCES, EPERM].contains(denial) else { return nil }
+        return "\(probe): \(systemErrorMessage(denial))"
     }
 
     /// Why this directory cannot serve as a cache, as an `.cacheIO` error

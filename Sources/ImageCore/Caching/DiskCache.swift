@@ -103,11 +103,26 @@ public final class DiskCache: Sendable {
     /// consumed) under `key`, replacing any older entry. A caller that knows
     /// there is none (it looked under the key's download lock) passes
     /// `replacing: false`, which saves reading the old record. Throws
-    /// `ExtendedAttribute.ValueTooLarge` for a record the file system cannot
-    /// keep (a URL of several kilobytes on ext4): the entry is not stored.
+    /// `ImageCoreError` (`.cacheIO`), also for a record the file system
+    /// cannot keep (a URL of several kilobytes on ext4): the entry is not stored.
     public func store(
         _ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
         response: StoredResponse, replacing: Bool = true
+    ) throws -> CachedData {
+        do {
+            return try commit(
+                bytes, temporaryPath: temporaryPath, key: key, url: url, info: info, response: response,
+                replacing: replacing)
+        } catch let error as ExtendedAttribute.ValueTooLarge {
+            throw ImageCoreError(.cacheIO, "not stored: its record is too large for the file system (\(error))")
+        }
+    }
+
+    /// `store`, throwing `ExtendedAttribute.ValueTooLarge` for a record the
+    /// file system cannot keep.
+    private func commit(
+        _ bytes: [UInt8], temporaryPath: String?, key: CacheKey, url: String, info: ImageInfo,
+        response: StoredResponse, replacing: Bool
     ) throws -> CachedData {
         let checksum = Digest.xxh3Hex(bytes)
         let shard = directory.shard(key.hash)
@@ -134,7 +149,7 @@ public final class DiskCache: Sendable {
         response: StoredResponse, replacing: Bool = true
     ) throws -> CachedData? {
         do {
-            return try store(
+            return try commit(
                 bytes, temporaryPath: temporaryPath, key: key, url: url, info: info, response: response,
                 replacing: replacing)
         } catch is ExtendedAttribute.ValueTooLarge {

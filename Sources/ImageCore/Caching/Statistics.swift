@@ -70,7 +70,7 @@ public final class Statistics: Sendable {
             return counts
         }
         guard pending.values.contains(where: { $0 != 0 }) else { return }
-        let path = "\(directory.stats)/\(Int(getpid()) % 16)"
+        let path = "\(directory.stats)/\(Int(CurrentProcess.id) % 16)"
         // Waiting, the lock is always granted.
         guard let file = try OpenFile.locked(path, waiting: true) else { return }
         let text = try file.readToEnd()

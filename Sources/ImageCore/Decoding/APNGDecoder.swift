@@ -70,29 +70,15 @@ struct APNGDecoder {
     /// A whole PNG holding one frame.
     static func synthesize(_ frame: APNGStructure.Frame, of structure: APNGStructure) -> [UInt8] {
         var header = Array(structure.header)
-        header.replaceSubrange(0..<8, with: bigEndian(frame.width) + bigEndian(frame.height))
+        header.replaceSubrange(
+            0..<8, with: PNGChunkWriter.bigEndian(frame.width) + PNGChunkWriter.bigEndian(frame.height))
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         png.reserveCapacity(64 + structure.pixelChunks.count + frame.data.count)
-        appendChunk("IHDR", header, to: &png)
+        PNGChunkWriter.append("IHDR", header, to: &png)
         png += structure.pixelChunks
-        appendChunk("IDAT", frame.data, to: &png)
-        appendChunk("IEND", [], to: &png)
+        PNGChunkWriter.append("IDAT", frame.data, to: &png)
+        PNGChunkWriter.append("IEND", [], to: &png)
         return png
     }
 
-    /// Appends a chunk: length, type, data, CRC.
-    static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
-        let start = png.count + 4
-        png += bigEndian(data.count)
-        png += Array(type.utf8)
-        png += data
-        png += bigEndian(Int(CRC32.checksum(png[start...])))
-    }
-
-    static func bigEndian(_ value: Int) -> [UInt8] {
-        [
-            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-            UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
-        ]
-    }
 }

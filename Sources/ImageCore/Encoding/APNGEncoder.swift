@@ -35,11 +35,11 @@ final class APNGEncoder {
     func finish() throws -> [UInt8] {
         guard let first = frames.first else { throw ImageCoreError(.failure, "an animation needs at least one frame") }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        APNGDecoder.appendChunk("IHDR", first.header, to: &png)
+        PNGChunkWriter.append("IHDR", first.header, to: &png)
         let animated = frames.count > 1
         if animated {
-            APNGDecoder.appendChunk(
-                "acTL", APNGDecoder.bigEndian(frames.count) + APNGDecoder.bigEndian(loopCount), to: &png)
+            PNGChunkWriter.append(
+                "acTL", PNGChunkWriter.bigEndian(frames.count) + PNGChunkWriter.bigEndian(loopCount), to: &png)
         }
         var sequence = 0
         for (number, frame) in frames.enumerated() {
@@ -49,23 +49,24 @@ final class APNGEncoder {
                     frame.durationMilliseconds <= 0xFFFF
                     ? (frame.durationMilliseconds, 1000) : (min(0xFFFF, (frame.durationMilliseconds + 5) / 10), 100)
                 let control =
-                    APNGDecoder.bigEndian(sequence) + APNGDecoder.bigEndian(width) + APNGDecoder.bigEndian(height)
+                    PNGChunkWriter.bigEndian(sequence) + PNGChunkWriter.bigEndian(width)
+                    + PNGChunkWriter.bigEndian(height)
                     + [0, 0, 0, 0, 0, 0, 0, 0]  // x and y offsets
                     + [
                         UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8),
                         UInt8(denominator & 0xFF), 0, 0,
                     ]
-                APNGDecoder.appendChunk("fcTL", control, to: &png)
+                PNGChunkWriter.append("fcTL", control, to: &png)
                 sequence += 1
             }
             if number == 0 {
-                APNGDecoder.appendChunk("IDAT", frame.data, to: &png)
+                PNGChunkWriter.append("IDAT", frame.data, to: &png)
             } else {
-                APNGDecoder.appendChunk("fdAT", APNGDecoder.bigEndian(sequence) + frame.data, to: &png)
+                PNGChunkWriter.append("fdAT", PNGChunkWriter.bigEndian(sequence) + frame.data, to: &png)
                 sequence += 1
             }
         }
-        APNGDecoder.appendChunk("IEND", [], to: &png)
+        PNGChunkWriter.append("IEND", [], to: &png)
         return png
     }
 

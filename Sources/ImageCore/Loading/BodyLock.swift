@@ -21,7 +21,7 @@ public final class BodyLock: Sendable {
     public func release() {
         descriptor.withLock { fd in
             guard fd >= 0 else { return }
-            _ = Glibc.close(fd)
+            POSIXFile.close(fd)
             fd = -1
         }
     }

@@ -27,7 +27,7 @@ final class CurlMultiLoop: Sendable {
         var shuttingDown = false
         var threadStarted = false
         /// The loop thread, until someone joins or detaches it.
-        var thread: pthread_t?
+        var thread: SystemThread?
         var nextSequence: UInt64 = 0
         var cleanedUp = false
         /// Whether the loop, at its last look, had a free slot and nothing
@@ -145,20 +145,16 @@ final class CurlMultiLoop: Sendable {
         guard started else { return cleanUpOnce() }
         imgcache_curl_multi_wakeup(handles.multi)
         guard let thread else { return }
-        if waiting { pthread_join(thread, nil) } else { pthread_detach(thread) }
+        if waiting { thread.join() } else { thread.detach() }
     }
 
     private func startLoopThread() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(
-            &thread, nil,
-            { context in
-                let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context!).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
-        precondition(started == 0, "cannot start the download thread: \(systemErrorMessage(started))")
+        let thread: SystemThread
+        do {
+            thread = try SystemThread.start { self.run() }
+        } catch {
+            preconditionFailure("cannot start the download thread: \(error)")
+        }
         inbox.withLock { $0.thread = thread }
     }
 

@@ -78,11 +78,6 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
             httpStatus: status, isTransient: transient)
     }
 
-    /// A cache read or write failed; `errno` names the cause.
-    static func cacheIO(_ what: String, path: String, errno code: Int32) -> ImageCoreError {
-        ImageCoreError(.cacheIO, "\(what) \(path): \(systemErrorMessage(code))")
-    }
-
     private static func reasonPhrase(_ status: Int) -> String? {
         switch status {
         case 400: "Bad Request"

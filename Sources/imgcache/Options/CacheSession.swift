@@ -20,12 +20,10 @@ enum CacheSession {
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try settings(directory, quiet: global.quiet)
         do {
-            configuration.cache.remoteStorage = global.remote.resolved(configured: configuration.cache.remoteStorage)
-            configuration.events = global.events
-            configuration.allowsReadOnlyCache = readOnly
-            configure(&configuration)
-            return try ImageManager(
-                configuration: configuration, appliesOrientation: appliesOrientation, colourSpace: colourSpace)
+            return try manager(
+                configuration, events: global.events, remoteStorage: { global.remote.resolved(configured: $0) },
+                readOnly: readOnly, appliesOrientation: appliesOrientation, colourSpace: colourSpace,
+                configure: configure)
         } catch let error as ImageCoreError {
             StandardStreams.printError("imgcache: cache \(directory.root): \(error.message)")
             throw ExitCode(ExitStatus.code(for: error.kind))
@@ -59,5 +57,24 @@ enum CacheSession {
             StandardStreams.printError("imgcache: \(place)\(error.message)")
             throw ExitCode(ExitStatus.code(for: error.kind))
         }
+    }
+
+    /// The manager over `configuration` (the cache's directory and its
+    /// `imgcache.conf`), its remote storages as `remoteStorage` resolves
+    /// them, then `configure`'s changes: what `open` builds, and the warm
+    /// hit too. Throws `ImageCoreError`.
+    static func manager(
+        _ configuration: ImageManager.Configuration, events: EventLog,
+        remoteStorage: ([RemoteStorageURL]) -> [RemoteStorageURL], readOnly: Bool = false,
+        appliesOrientation: Bool = true, colourSpace: ColourSpace = .original,
+        configure: (inout ImageManager.Configuration) -> Void = { _ in }
+    ) throws -> ImageManager {
+        var configuration = configuration
+        configuration.cache.remoteStorage = remoteStorage(configuration.cache.remoteStorage)
+        configuration.events = events
+        configuration.allowsReadOnlyCache = readOnly
+        configure(&configuration)
+        return try ImageManager(
+            configuration: configuration, appliesOrientation: appliesOrientation, colourSpace: colourSpace)
     }
 }

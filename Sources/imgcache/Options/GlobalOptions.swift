@@ -35,8 +35,11 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     var progress: Bool? { progressChoice.map { $0 == .progress } }
 
     /// The cache directory, made absolute against the working directory.
-    var resolvedCacheDirectory: CacheDirectory {
-        let path = cacheDirectory ?? CacheDirectory.defaultRoot(environment: Environment.variables)
+    var resolvedCacheDirectory: CacheDirectory { Self.cacheDirectory(named: cacheDirectory) }
+
+    /// `--cache-dir`'s directory (the default one for nil), made absolute.
+    static func cacheDirectory(named path: String?) -> CacheDirectory {
+        let path = path ?? CacheDirectory.defaultRoot(environment: Environment.variables)
         return CacheDirectory(root: Environment.absolutePath(path))
     }
 
@@ -48,7 +51,10 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     }
 
     /// The `--verbose` event log, writing to stderr.
-    var events: EventLog {
+    var events: EventLog { Self.events(verbose: verbose) }
+
+    /// The event log `-v` asks for, or a silent one.
+    static func events(verbose: Bool) -> EventLog {
         verbose ? EventLog { line in StandardStreams.printError("imgcache: \(line)") } : .silent
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ImageCore
 
-/// The documented exit statuses (CLI.md) and how errors map onto them.
+/// The documented exit statuses (man page, EXIT STATUS) and how errors map onto them.
 enum ExitStatus {
     /// The status for one kind of error.
     static func code(for kind: ImageCoreError.Kind) -> Int32 {

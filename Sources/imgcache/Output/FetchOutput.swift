@@ -80,30 +80,42 @@ struct FetchOutput {
             fileExtension = response.info.format.fileExtension
         }
         switch destination(index: index) {
-        case .file(let path): try OutputFile.write(bytes, to: path)
+        case .file, .stdout: try Self.write(bytes, to: destination(index: index))
         case .directory(let directory):
             try OutputFile.write(
                 bytes,
                 to: Environment.absolutePath(OutputFile.path("\(response.key.hash).\(fileExtension)", in: directory)))
         case .terminal: printSummary(response)
+        }
+    }
+
+    /// Writes an image's bytes to a file (atomically) or stdout; throws
+    /// `StdoutFailed` when stdout cannot be written (reported once, at the end).
+    static func write(_ bytes: [UInt8], to destination: Destination) throws {
+        switch destination {
+        case .file(let path): try OutputFile.write(bytes, to: path)
         case .stdout: if !StandardStreams.write(bytes) { throw StdoutFailed() }
+        case .directory, .terminal: preconditionFailure("only a file or stdout takes bytes as they are")
         }
     }
 
     /// Where one image goes.
-    private enum Destination {
+    enum Destination {
         case file(String)
         case directory(String)
         case terminal
         case stdout
+
+        /// `-o FILE`'s destination (`-o -` is stdout, even a terminal, as curl's).
+        static func output(_ file: String) -> Destination {
+            file == "-" ? .stdout : .file(Environment.absolutePath(file))
+        }
     }
 
     /// `-o FILE` (`-o -` is stdout, even a terminal, as curl's), else
     /// `--output-dir`, else stdout, where a terminal gets a summary.
     private func destination(index: Int) -> Destination {
-        if let file = command.output.isEmpty ? nil : command.output[index] {
-            return file == "-" ? .stdout : .file(Environment.absolutePath(file))
-        }
+        if let file = command.output.isEmpty ? nil : command.output[index] { return .output(file) }
         if let directory = command.outputDir { return .directory(directory) }
         return StandardStreams.isTerminal(1) ? .terminal : .stdout
     }
@@ -141,7 +153,7 @@ struct FetchOutput {
 
     /// Stdout could not be written: the image is not lost to the cache, and
     /// the run ends with one `write error` line for all URLs, not one each.
-    private struct StdoutFailed: Error {}
+    struct StdoutFailed: Error {}
 
     private func summary(_ response: ImageResponse) -> String {
         let info = response.info

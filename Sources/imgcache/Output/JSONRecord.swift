@@ -1,7 +1,7 @@
 import ImageCore
 
 /// A JSON object written field by field in a fixed order (JSON Lines output
-/// is read by people too, so the order matches CLI.md).
+/// is read by people too, so the order matches the man page, JSON RECORDS).
 struct JSONRecord {
     private var fields: [String] = []
 
@@ -63,7 +63,7 @@ struct JSONRecord {
 }
 
 extension JSONRecord {
-    /// The CLI.md record for one URL's outcome.
+    /// The man page's record (JSON RECORDS) for one URL's outcome.
     static func result(
         url: String, key: CacheKey, outcome: Result<ImageResponse, ImageCoreError>,
         durationMs: Double?

@@ -13,19 +13,33 @@ struct WarmHitPlan: Equatable {
     var verbose = false
     var noProgress = false
 
+    /// The options the plan reads, each with every name the argument parser
+    /// gives it for `fetch` and whether it takes a value (`WarmHitPlanTests`
+    /// proves this table equal to the parser's definitions).
+    static let options: [(names: [String], takesValue: Bool)] = [
+        (["-o", "--output"], true), (["--cache-dir"], true), (["-q", "--quiet"], false),
+        (["-v", "--verbose"], false), (["--no-progress"], false),
+    ]
+
     init?(arguments: [String]) {
         let words = ArgumentNormalizer.normalize(arguments, subcommands: ["fetch"])
         guard words.first == "fetch" else { return nil }
-        var seen: Set<String> = []
+        var values: [String: String] = [:]
         var urls: [String] = []
         var index = 1
         while index < words.count {
             let word = words[index]
             index += 1
             let (name, attached) = Self.split(word)
-            switch name {
-            case "-o", "--output", "--cache-dir":
-                guard seen.insert(name == "-o" ? "--output" : name).inserted else { return nil }
+            guard let option = Self.options.first(where: { $0.names.contains(name) }) else {
+                guard !word.hasPrefix("-") else { return nil }
+                urls.append(word)
+                continue
+            }
+            // Each option at most once, under whichever of its names.
+            let canonical = option.names.last!
+            guard values[canonical] == nil else { return nil }
+            if option.takesValue {
                 let value: String
                 if let attached {
                     value = attached
@@ -35,18 +49,17 @@ struct WarmHitPlan: Equatable {
                     index += 1
                 }
                 guard !value.isEmpty else { return nil }
-                if name == "--cache-dir" { cacheDirectory = value } else { output = value }
-            case "-q", "--quiet", "-v", "--verbose", "--no-progress":
-                guard attached == nil, seen.insert(name.count == 2 ? name : "-" + name.dropFirst(2).prefix(1)).inserted
-                else { return nil }
-                if name.hasPrefix("-q") || name == "--quiet" { quiet = true }
-                if name.hasPrefix("-v") || name == "--verbose" { verbose = true }
-                if name == "--no-progress" { noProgress = true }
-            default:
-                guard !word.hasPrefix("-") else { return nil }
-                urls.append(word)
+                values[canonical] = value
+            } else {
+                guard attached == nil else { return nil }
+                values[canonical] = ""
             }
         }
+        output = values["--output"]
+        cacheDirectory = values["--cache-dir"]
+        (quiet, verbose, noProgress) = (
+            values["--quiet"] != nil, values["--verbose"] != nil, values["--no-progress"] != nil
+        )
         guard urls.count == 1, !(quiet && verbose), (try? validateURLs(urls)) != nil else { return nil }
         url = urls[0]
     }

@@ -122,10 +122,13 @@ import Testing
         let fixture = try Fixture(.attributes)
         defer { fixture.cleanUp() }
         let url = "http://127.0.0.1/" + String(repeating: "a", count: 70000)
-        #expect(throws: ExtendedAttribute.ValueTooLarge.self) {
+        // The public API throws its one public error type, not an internal one.
+        let error = #expect(throws: ImageCoreError.self) {
             _ = try fixture.cache.store(
                 fixture.bytes, temporaryPath: nil, key: CacheKey(url), url: url, info: fixture.info, response: .init())
         }
+        #expect(error?.kind == .cacheIO)
+        #expect(error?.message.contains("too large") == true)
         // Nothing is left behind: no entry, no temporary file.
         let shard = fixture.directory.shard(CacheKey(url).hash)
         #expect(try FileManager.default.contentsOfDirectory(atPath: shard).isEmpty)

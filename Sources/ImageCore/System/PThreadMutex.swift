@@ -8,7 +8,7 @@
 /// `Synchronization.Mutex` on Linux and reports races on correct code
 /// (`scripts/tsan-repro/MutexRace.swift`). Builds for `make sanitize`
 /// define `THREAD_SANITIZER`, and each module then aliases `Mutex` to this
-/// type (see its `Internal/SanitizerLocks.swift`), whose pthread calls TSan
+/// type (see its `System/SanitizerLocks.swift`), whose pthread calls TSan
 /// intercepts. Ordinary builds use `Synchronization.Mutex`.
 package final class PThreadMutex<Value>: @unchecked Sendable {
     // Why unchecked: `value`'s pointee is only touched between lock and unlock.

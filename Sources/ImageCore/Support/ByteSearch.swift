@@ -7,7 +7,7 @@ extension Array where Element == UInt8 {
     /// `memchr` compares a vector at a time: JPEG's entropy-coded data is
     /// most of the file, and walking it a byte at a time was a twentieth of
     /// a cold download's CPU time.
-    func firstIndex(of byte: UInt8, from start: Int) -> Int? {
+    package func firstIndex(of byte: UInt8, from start: Int) -> Int? {
         guard start < count else { return nil }
         return withUnsafeBytes { raw in
             guard let found = memchr(raw.baseAddress! + start, Int32(byte), count - start) else { return nil }

@@ -8,7 +8,7 @@ import Synchronization
 
 /// Names for temporary files that say which process made them, so a stale
 /// one can be told from a live one.
-enum UniqueName {
+package enum UniqueName {
     /// The process id and a random number, taken once per process: the
     /// random part tells apart two processes that got the same pid at
     /// different times; after that a counter is enough (no `getpid` or
@@ -17,7 +17,7 @@ enum UniqueName {
     private static let counter = Atomic<UInt64>(0)
 
     /// "<pid>-<random>-<n>", unique across processes and calls.
-    static func make() -> String {
+    package static func make() -> String {
         "\(processPart)-\(counter.add(1, ordering: .relaxed).newValue)"
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import ImageCore
 
 #if canImport(Glibc)
     import Glibc
@@ -8,26 +9,26 @@ import Dispatch
 /// list of any length is read in constant memory. Reads happen on Dispatch's
 /// pool: a blocking `read(2)` must not hold a cooperative thread. For
 /// `prefetch` (package access).
-package struct LineReader: AsyncSequence {
-    package typealias Element = String
+struct LineReader: AsyncSequence {
+    typealias Element = String
 
     /// The descriptor read from.
-    package let fd: Int32
+    let fd: Int32
 
     /// Reads `fd` (stdin is 0).
-    package init(fd: Int32) {
+    init(fd: Int32) {
         self.fd = fd
     }
 
     /// Opens the file at `path` for reading; a failure is a `.failure`
     /// error, "PATH: reason". The corresponding C function is `open`.
-    package init(opening path: String) throws {
+    init(opening path: String) throws {
         let fd = POSIXFile.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw ImageCoreError(.failure, "\(path): \(systemErrorMessage(errno))") }
         self.fd = fd
     }
 
-    package struct AsyncIterator: AsyncIteratorProtocol {
+    struct AsyncIterator: AsyncIteratorProtocol {
         let fd: Int32
         var buffer: [UInt8] = []
         /// Where the next line starts: lines are not removed from the front
@@ -35,7 +36,7 @@ package struct LineReader: AsyncSequence {
         var start = 0
         var finished = false
 
-        package mutating func next() async -> String? {
+        mutating func next() async -> String? {
             while true {
                 if let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: start) {
                     defer { start = newline + 1 }
@@ -66,7 +67,7 @@ package struct LineReader: AsyncSequence {
         }
     }
 
-    package func makeAsyncIterator() -> AsyncIterator {
+    func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(fd: fd)
     }
 }

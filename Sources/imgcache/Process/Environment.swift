@@ -1,12 +1,14 @@
+import ImageCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// The process environment, read without Foundation. For the command line
 /// (package access).
-package enum Environment {
+enum Environment {
     /// All environment variables.
-    package static var variables: [String: String] {
+    static var variables: [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -20,7 +22,7 @@ package enum Environment {
     }
 
     /// `path` made absolute against the working directory.
-    package static func absolutePath(_ path: String) -> String {
+    static func absolutePath(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }

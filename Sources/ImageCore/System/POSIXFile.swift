@@ -6,12 +6,12 @@
 
 /// Thin wrappers over the POSIX file calls the caches need, turning errno into
 /// `ImageCoreError.cacheIO`. The raw file-system calls of ImageCore live
-/// here and in its siblings in `Internal/` (`OpenFile` for a descriptor held
+/// here and in its siblings in `System/` (`OpenFile` for a descriptor held
 /// open or locked).
-enum POSIXFile {
+package enum POSIXFile {
     /// Runs `call` again while it fails with EINTR (a signal arrived): the
     /// one retry loop for interrupted system calls.
-    static func retryingInterrupts<Result: FixedWidthInteger & SignedInteger>(_ call: () -> Result) -> Result {
+    package static func retryingInterrupts<Result: FixedWidthInteger & SignedInteger>(_ call: () -> Result) -> Result {
         while true {
             let result = call()
             if result != -1 || errno != EINTR { return result }
@@ -19,7 +19,7 @@ enum POSIXFile {
     }
 
     /// Reads a whole file. Returns nil if it does not exist.
-    static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8]? {
+    package static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8]? {
         try readWithModificationTime(path, limit: limit)?.bytes
     }
 
@@ -143,7 +143,7 @@ enum POSIXFile {
 
     /// Writes all of `buffer`, retrying short writes and EINTR; false on an
     /// error (errno says which). The corresponding C function is `write`.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
         var done = 0
         while done < buffer.count {
             let n = retryingInterrupts { write(fd, buffer.baseAddress! + done, buffer.count - done) }

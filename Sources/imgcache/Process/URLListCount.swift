@@ -1,3 +1,5 @@
+import ImageCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -7,9 +9,9 @@
 /// prefetch can show a total and an ETA from the start. Pipes cannot be
 /// rewound: their total is known only when input ends. For `prefetch`
 /// (package access).
-package enum URLListCount {
+enum URLListCount {
     /// URL lines (not blank, not `#` comments) in `fd`, or nil if it is not a regular file.
-    package static func count(_ fd: Int32) -> Int? {
+    static func count(_ fd: Int32) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)

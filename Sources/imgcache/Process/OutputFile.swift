@@ -1,3 +1,5 @@
+import ImageCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -12,16 +14,16 @@
 /// in curl), not cache errors. A bare descriptor rather than an `OpenFile`: `fetch -o` on the
 /// warm-hit path allocates nothing it does not need. For the command line
 /// (package access).
-package enum OutputFile {
+enum OutputFile {
     /// A function that writes one piece of output.
-    package typealias Writer = (UnsafeRawBufferPointer) throws -> Void
+    typealias Writer = (UnsafeRawBufferPointer) throws -> Void
 
     /// Writes `bytes` to `path`. A regular file that already holds exactly
     /// these bytes (a script fetching the same image again) only has its
     /// modification time set, as a rewrite would: replacing it would cost
     /// a new file, which on a busy file system is the dearest part of a
     /// warm hit.
-    package static func write(_ bytes: [UInt8], to path: String) throws {
+    static func write(_ bytes: [UInt8], to path: String) throws {
         let existing = status(path)
         if let existing, (existing.st_mode & S_IFMT) == S_IFREG, Int(existing.st_size) == bytes.count,
             (try? POSIXFile.read(path, limit: bytes.count)) == bytes, utimensat(AT_FDCWD, path, nil, 0) == 0
@@ -34,7 +36,7 @@ package enum OutputFile {
     /// Writes what `produce` hands to its `write` function piece by piece
     /// (streamed pixels), with the same atomicity: a failure part-way, in
     /// `produce` or in writing, leaves no file behind.
-    package static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
+    static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
         try write(to: path, existing: status(path), producing: produce)
     }
 
@@ -76,7 +78,7 @@ package enum OutputFile {
 
     /// Creates `path` and any missing parents (mode 0777 less the umask), as
     /// `wget -P` and `curl --create-dirs` do; an existing directory is fine.
-    package static func makeDirectory(_ path: String) throws {
+    static func makeDirectory(_ path: String) throws {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/\(component)"
@@ -102,7 +104,7 @@ package enum OutputFile {
     }
 
     /// `name` inside `directory`, with one slash between them however `directory` ends.
-    package static func path(_ name: String, in directory: String) -> String {
+    static func path(_ name: String, in directory: String) -> String {
         var directory = Substring(directory)
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         return directory == "/" ? "/\(name)" : "\(directory)/\(name)"

@@ -1,3 +1,4 @@
+import ImageCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Synchronization
 /// Writes to stdout and stderr with plain `write(2)`: no buffering surprises
 /// between the two, and binary data goes out unchanged. A lock keeps lines
 /// from concurrent tasks whole. For the command line (package access).
-package enum StandardStreams {
+enum StandardStreams {
     /// The errno of the first write to stdout that failed (0: none yet),
     /// kept under the lock. Once stdout has failed nothing more is written
     /// to it, and the command ends with one line and exit 23 (`failure`).
@@ -16,7 +17,7 @@ package enum StandardStreams {
     /// Writes bytes to stdout. Returns false if stdout could not be written
     /// (`failure` says why).
     @discardableResult
-    package static func write(_ bytes: [UInt8]) -> Bool {
+    static func write(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { write($0) }
     }
 
@@ -24,7 +25,7 @@ package enum StandardStreams {
     /// if stdout could not be written (`failure` says why). A closed pipe
     /// ends the process by SIGPIPE, silently, as it would have had SIGPIPE
     /// not been ignored (by a parent, or by a library while it ran).
-    package static func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+    static func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
         lock.withLock { failed in
             guard failed == 0 else { return false }
             if POSIXFile.writeAll(1, buffer) { return true }
@@ -36,7 +37,7 @@ package enum StandardStreams {
 
     /// Why writing to stdout failed (`write error: No space left on device`),
     /// or nil if every write succeeded.
-    package static var failure: ImageCoreError? {
+    static var failure: ImageCoreError? {
         let code = lock.withLock { $0 }
         return code == 0 ? nil : ImageCoreError(.output, "write error: \(systemErrorMessage(code))")
     }
@@ -50,28 +51,28 @@ package enum StandardStreams {
     }
 
     /// Writes a line to stdout.
-    package static func print(_ line: String) {
+    static func print(_ line: String) {
         write(Array((line + "\n").utf8))
     }
 
     /// Writes a line to stderr.
-    package static func printError(_ line: String) {
+    static func printError(_ line: String) {
         writeError(line + "\n")
     }
 
     /// Writes text to stderr without a newline (progress drawing).
-    package static func writeError(_ text: String) {
+    static func writeError(_ text: String) {
         _ = lock.withLock { _ in Array(text.utf8).withUnsafeBytes { POSIXFile.writeAll(2, $0) } }
     }
 
     /// Whether the file descriptor is a terminal. The corresponding C function is `isatty`.
-    package static func isTerminal(_ fd: Int32) -> Bool {
+    static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1
     }
 
     /// The width in columns of the terminal on `fd`, or nil if it is none or
     /// does not say. The corresponding C call is `ioctl(TIOCGWINSZ)`.
-    package static func terminalColumns(_ fd: Int32) -> Int? {
+    static func terminalColumns(_ fd: Int32) -> Int? {
         var size = winsize()
         guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
