@@ -118,7 +118,7 @@ public struct CacheDirectory: Sendable, Equatable {
     /// mount, another user's directory), as "path: cause"; nil if it can
     /// write it, or cannot read it either (then `prepare()` says why).
     public func readOnlyReason() -> String? {
-        guard POSIXFile.isReadableDirectory(root) else { return nil }
+        guard POSIXFile.directoryAccessError(root, writing: false) == 0 else { return nil }
         let probe = POSIXFile.status(temporary) == nil ? root : temporary
         let denial = POSIXFile.writeDenial(probe)
         guard [EROFS, EACCES, EPERM].contains(denial) else { return nil }
@@ -130,14 +130,8 @@ public struct CacheDirectory: Sendable, Equatable {
     /// `writing`) cannot be written. Nil when it is usable, or missing
     /// (then it is made when needed, or read as empty).
     public func problem(writing: Bool) -> ImageCoreError? {
-        var info = stat()
-        guard stat(root, &info) == 0 else {
-            return errno == ENOENT ? nil : ImageCoreError(.cacheIO, systemErrorMessage(errno))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return ImageCoreError(.cacheIO, systemErrorMessage(ENOTDIR)) }
-        let mode = R_OK | X_OK | (writing ? W_OK : 0)
-        guard access(root, mode) == 0 else { return ImageCoreError(.cacheIO, systemErrorMessage(errno)) }
-        return nil
+        let code = POSIXFile.directoryAccessError(root, writing: writing)
+        return code == 0 || code == ENOENT ? nil : ImageCoreError(.cacheIO, systemErrorMessage(code))
     }
 
     /// The default location: `$IMGCACHE_DIR`, else `$XDG_CACHE_HOME/imgcache`

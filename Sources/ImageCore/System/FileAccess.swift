@@ -4,11 +4,15 @@
 
 /// What this process may do with a path, and handing back a descriptor.
 extension POSIXFile {
-    /// Whether `path` (links followed) is a directory this process may list
-    /// and enter. The corresponding C functions are `stat` and `access`.
-    static func isReadableDirectory(_ path: String) -> Bool {
+    /// Why `path` (links followed) is not a directory this process may list
+    /// and enter (and, with `writing`, write in): the errno `stat` or
+    /// `access` gave (ENOENT: missing), ENOTDIR for another kind of file, or
+    /// 0 when it is one. The corresponding C functions are `stat` and `access`.
+    static func directoryAccessError(_ path: String, writing: Bool) -> Int32 {
         var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR && access(path, R_OK | X_OK) == 0
+        guard stat(path, &info) == 0 else { return errno }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return ENOTDIR }
+        return access(path, R_OK | X_OK | (writing ? W_OK : 0)) == 0 ? 0 : errno
     }
 
     /// Why this process may not write in `path`: the errno `access` gave, or
