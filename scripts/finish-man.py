@@ -35,6 +35,10 @@ def main(generated, sections):
         if line.strip() == "":
             if out and out[-1] != ".Pp":
                 out.append(".Pp")
+        elif line.startswith(".Dt "):
+            out.append(line)
+            # groff 1.22 would head every page "BSD General Commands Manual".
+            out.append(".ds doc-volume General Commands Manual")
         elif line.startswith("."):
             if out and out[-1] == ".Pp" and line.split()[0] in (".It", ".El", ".Sh", ".Ss"):
                 out.pop()  # a paragraph break there is meaningless, and mandoc warns about it

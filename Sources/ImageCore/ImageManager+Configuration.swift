@@ -19,6 +19,8 @@ extension ImageManager {
         public var cookieJar: String?
         /// Where `--verbose` events go.
         public var events = EventLog.silent
+        /// Where warnings go (a remote storage refusing writes): stderr unless `-q`.
+        public var warnings = EventLog.silent
         /// Whether a cache this process can read but not write is still
         /// used (as `fetch` does): hits are served, downloads go to a private
         /// scratch directory and are not stored. Otherwise opening it fails.

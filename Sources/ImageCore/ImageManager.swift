@@ -53,7 +53,9 @@ public final class ImageManager: Sendable {
         let remote =
             configuration.cache.remoteStorage.isEmpty
             ? nil
-            : RemoteCache(configuration.cache.remoteStorage, statistics: statistics, events: events, network: loader)
+            : RemoteCache(
+                configuration.cache.remoteStorage, statistics: statistics, events: events,
+                warnings: configuration.warnings, network: loader)
         store = Store(
             disk: disk, remote: remote, maxSize: configuration.cache.maxSize, statistics: statistics, events: events)
         network = NetworkFetch(

@@ -25,6 +25,11 @@ extension IMGCacheCommand {
             StandardStreams.printError(UsageError.shortUsage)
             Glibc.exit(64)
         }
+        if arguments == ["help"] || arguments == ["--help"] || arguments == ["-h"] {
+            // The short usage first: the full help starts with pages of prose.
+            StandardStreams.print(UsageError.shortUsage + "\n\n" + helpMessage(columns: nil))
+            Glibc.exit(0)
+        }
         if arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-"),
             !subcommandNames.contains(arguments[1])
         {

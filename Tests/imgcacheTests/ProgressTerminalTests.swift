@@ -92,4 +92,21 @@ import Testing
         #expect(screen.contains("imgcache: \(server.url("/gone.png")): HTTP 404 Not Found"), "\(screen)")
         #expect(screen.count == 2, "\(screen)")
     }
+
+    /// Issue 26, finding 7: in every output mode, on a terminal.
+    @Test func theSummaryNeverSharesALineWithTheBarInAnyMode() throws {
+        server.route("/mode.png", .ok(Fixtures.tinyPNG))
+        let url = server.url("/mode.png")
+        let modes: [([String], String)] = [
+            (["--decode", "ppm"], "\(url): PNG 4×3"), (["--decode", "pam"], "\(url): PNG 4×3"),
+            (["--decode", "png"], "\(url): PNG 4×3"), (["--thumbnail", "2x2"], "\(url): PNG 4×3"),
+            (["--encode", "webp"], "\(url): PNG 4×3"), ([], "\(url): PNG 4×3"), (["--json"], "{\"url\":"),
+            (["--path"], cache.path),
+        ]
+        for (options, start) in modes {
+            let screen = Self.screen(try runOnTerminal(["--progress", "fetch", "--refresh"] + options + [url]))
+            #expect(screen.count == 1, "\(options): \(screen)")
+            #expect(screen.first?.hasPrefix(start) == true, "\(options): \(screen)")
+        }
+    }
 }

@@ -36,7 +36,8 @@ import Testing
         let substitutions: [(String, String)] = [
             ("https://example.com/cat.jpg", server.url("/cat.jpg")), ("URL1", server.url("/1.png")),
             ("URL2", server.url("/2.png")), ("URL3", server.url("/3.png")), ("URL", server.url("/x.png")),
-            (" anim.gif", " " + server.url("/anim.gif")),
+            // The README writes a URL, as a user must (issue 26: `--frame 0 anim.gif` was no URL).
+            ("https://example.com/anim.gif", server.url("/anim.gif")),
         ]
         let commands = try Self.commands()
         #expect(commands.count >= 15)

@@ -1,4 +1,4 @@
-/// What identifies an entry in the caches: by default the exact URL. Files on
+/// What identifies an entry in the caches: by default the normalised URL. Files on
 /// disk are named by the SHA-256 of the key, never by anything taken from the
 /// URL itself.
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
@@ -33,13 +33,14 @@ public struct CacheKeyPolicy: Sendable, Equatable {
         self.strippedParameters = strippedParameters
     }
 
-    /// The key for `url`. The fragment never reaches the server, so it is
-    /// never part of the key. "#" and "?" are looked for as bytes: a
+    /// The key for `url`: normalised as WHATWG URL parsing does
+    /// (`URLNormalization`), without the fragment, which never reaches the server. "#" and "?" are looked for as bytes: a
     /// search by Character was most of the key's cost, and in a URL they
     /// delimit wherever they stand.
     public func key(for url: String) -> CacheKey {
         var text = url
         if let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
+        text = URLNormalization.normalize(text)
         guard let question = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return CacheKey(text) }
         let base = String(text[..<question])
         if ignoresQuery { return CacheKey(base) }

@@ -42,10 +42,13 @@ final class RemoteCache: Sendable {
     private let uploads = Mutex<[Task<Void, Never>]>([])
     private let statistics: Statistics
     private let events: EventLog
+    /// Where a store that refuses a write is reported, once per store and
+    /// run, whatever `-v` says: every upload of the run is lost with it.
+    private let warnings: EventLog
 
     init(
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
-        network: any DataLoading
+        warnings: EventLog = .silent, network: any DataLoading
     ) {
         var backends: [any RemoteStorage] = []
         var tiers: [(shards: [RemoteStorageURL.Shard], first: Int)] = []
@@ -59,6 +62,7 @@ final class RemoteCache: Sendable {
         health = Mutex(Array(repeating: .untried, count: backends.count))
         self.statistics = statistics
         self.events = events
+        self.warnings = warnings
     }
 
     /// The first verified entry for `key` among the storages that have not
@@ -127,7 +131,11 @@ final class RemoteCache: Sendable {
                     statistics.add(.remoteUploads, storage: storage.configured.description)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
-                    disable(index, storage, error)
+                    if disable(index, storage, error) {
+                        warnings.emit(
+                            "remote storage \(storage.configured) refused a write (\(error.message)); "
+                                + "nothing more is uploaded to it in this run")
+                    }
                 } catch {}
             }
             uploads.withLock { $0.append(task) }
@@ -210,13 +218,16 @@ final class RemoteCache: Sendable {
         for continuation in waiting { continuation.resume(returning: healthy) }
     }
 
-    /// A storage that failed is not asked again in this run.
-    private func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) {
+    /// A storage that failed is not asked again in this run; returns
+    /// whether this was its first failure (an interruption is none).
+    @discardableResult
+    private func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) -> Bool {
         let first = !hasFailed(index)
         settle(index, healthy: false)
-        guard error.kind != .interrupted else { return }
+        guard error.kind != .interrupted else { return false }
         statistics.add(.remoteErrors, storage: storage.configured.description)
         if first { events.emit("remote storage failed, not asked again in this run: \(error.message)") }
+        return first
     }
 
     /// A damaged or foreign object: ignored (the origin's copy replaces it).

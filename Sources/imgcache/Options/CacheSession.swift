@@ -19,6 +19,7 @@ enum CacheSession {
         let directory = try Self.directory(global, writing: !readOnly)
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try settings(directory, quiet: global.quiet)
+        if !global.quiet { configuration.warnings = EventLog { StandardStreams.printError("imgcache: \($0)") } }
         do {
             return try manager(
                 configuration, events: global.events, remoteStorage: { global.remote.resolved(configured: $0) },

@@ -6,6 +6,15 @@ struct FetchOutput {
     let command: IMGCacheCommand.Fetch
     let manager: ImageManager
     let progress: ProgressBar?
+    /// `--output-dir`'s file names, decided from all the URLs up front.
+    private let names: OutputDirectoryNames?
+
+    init(command: IMGCacheCommand.Fetch, manager: ImageManager, progress: ProgressBar?) {
+        (self.command, self.manager, self.progress) = (command, manager, progress)
+        names =
+            command.outputDir == nil
+            ? nil : OutputDirectoryNames(urls: command.urls, keys: command.urls.map(manager.key(for:)))
+    }
 
     /// Fetches everything; returns the kinds of the failures.
     func fetchAll() async -> [ImageCoreError.Kind] {
@@ -34,9 +43,10 @@ struct FetchOutput {
     private func emit(index: Int, result: ImageLoadResult) -> ImageCoreError.Kind? {
         let url = command.urls[index]
         var outcome = result.outcome
-        if case .success(let response) = outcome, !command.global.json {
+        var written: String?
+        if case .success(let response) = outcome, !command.global.json || command.outputDir != nil {
             do {
-                try write(response, index: index)
+                written = try write(response, index: index)
             } catch is StdoutFailed {
                 // Reported once for the run, when it ends (exit 23).
             } catch {
@@ -45,8 +55,11 @@ struct FetchOutput {
         }
         if command.global.json {
             let record = JSONRecord.result(
-                url: url, key: manager.key(for: url), outcome: outcome, durationMs: result.durationMs)
+                url: url, key: manager.key(for: url), outcome: outcome, durationMs: result.durationMs, path: written)
             StandardStreams.print(record.text, above: progress)
+        } else if let written, !command.global.quiet {
+            // Which file is which URL, for scripts (`--output-dir`).
+            StandardStreams.print("\(url)\t\(written)", above: progress)
         }
         if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason
         {
@@ -58,11 +71,13 @@ struct FetchOutput {
         return error.kind
     }
 
-    private func write(_ response: ImageResponse, index: Int) throws {
+    /// Writes one image where the options say; returns the file written
+    /// under `--output-dir`, if that is where it went.
+    private func write(_ response: ImageResponse, index: Int) throws -> String? {
         if command.path {
             guard let path = response.path else { throw ImageCoreError(.cacheIO, "not stored in the disk cache") }
             StandardStreams.print(path, above: progress)
-            return
+            return nil
         }
         if streamsPixels, let format = command.decode, response.image == nil {
             return try writeStreamed(response, as: format, index: index)
@@ -82,11 +97,12 @@ struct FetchOutput {
         switch destination(index: index) {
         case .file, .stdout: try Self.write(bytes, to: destination(index: index))
         case .directory(let directory):
-            try OutputFile.write(
-                bytes,
-                to: Environment.absolutePath(OutputFile.path("\(response.key.hash).\(fileExtension)", in: directory)))
+            let path = file(in: directory, for: response, index: index, fileExtension: fileExtension)
+            try OutputFile.write(bytes, to: path)
+            return path
         case .terminal: printSummary(response)
         }
+        return nil
     }
 
     /// Writes an image's bytes to a file (atomically) or stdout; throws
@@ -97,6 +113,12 @@ struct FetchOutput {
         case .stdout: if !StandardStreams.write(bytes) { throw StdoutFailed() }
         case .directory, .terminal: preconditionFailure("only a file or stdout takes bytes as they are")
         }
+    }
+
+    /// The absolute path of URL `index`'s file under `--output-dir`.
+    private func file(in directory: String, for response: ImageResponse, index: Int, fileExtension: String) -> String {
+        let name = names?.name(index: index, key: response.key, fileExtension: fileExtension)
+        return Environment.absolutePath(OutputFile.path(name ?? "\(response.key.hash).\(fileExtension)", in: directory))
     }
 
     /// Where one image goes.
@@ -134,21 +156,25 @@ struct FetchOutput {
 
     /// Decodes `response` into the output as it goes (see `streamsPixels`);
     /// the same destinations as `write`.
-    private func writeStreamed(_ response: ImageResponse, as format: OutputFormat.Pixels, index: Int) throws {
+    private func writeStreamed(_ response: ImageResponse, as format: OutputFormat.Pixels, index: Int) throws -> String?
+    {
         let decode = { (output: @escaping OutputFile.Writer) throws in
             try manager.writePixels(of: response, as: format, to: output)
         }
         switch destination(index: index) {
         case .file(let path): try OutputFile.write(to: path, producing: decode)
         case .directory(let directory):
-            let name = "\(response.key.hash).\(OutputFormat.pixels(format).fileExtension)"
-            try OutputFile.write(to: Environment.absolutePath(OutputFile.path(name, in: directory)), producing: decode)
+            let path = file(
+                in: directory, for: response, index: index, fileExtension: OutputFormat.pixels(format).fileExtension)
+            try OutputFile.write(to: path, producing: decode)
+            return path
         case .terminal: printSummary(response)
         case .stdout:
             try decode { buffer in
                 guard StandardStreams.write(buffer) else { throw StdoutFailed() }
             }
         }
+        return nil
     }
 
     /// Stdout could not be written: the image is not lost to the cache, and

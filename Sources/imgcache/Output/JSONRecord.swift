@@ -66,7 +66,7 @@ extension JSONRecord {
     /// The man page's record (JSON RECORDS) for one URL's outcome.
     static func result(
         url: String, key: CacheKey, outcome: Result<ImageResponse, ImageCoreError>,
-        durationMs: Double?
+        durationMs: Double?, path: String? = nil
     ) -> JSONRecord {
         var record = JSONRecord()
         record.add("url", url)
@@ -82,7 +82,8 @@ extension JSONRecord {
             record.add("orientation", response.info.orientation)
             // A prefetch's cached response carries no bytes, only their entry.
             record.add("bytes", response.entry?.byteCount ?? response.bytes.count)
-            record.add("path", response.path)
+            // The file written under --output-dir, else the cached file.
+            record.add("path", path ?? response.path)
             record.add("etag", response.entry?.etag)
             record.add("last_modified", response.entry?.lastModified)
             record.add("expires", response.entry?.expires.map(HTTPDate.iso8601))

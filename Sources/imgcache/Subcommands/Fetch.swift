@@ -22,7 +22,9 @@ extension IMGCacheCommand {
         var output: [String] = []
 
         @Option(
-            help: ArgumentHelp("Write each image into this directory, named by cache key and format.", valueName: "dir")
+            help: ArgumentHelp(
+                "Write each image into this directory, named after the URL's last path segment (the cache key where that is empty or shared) with the format's extension; prints URL<TAB>path per file (unless -q).",
+                valueName: "dir")
         )
         var outputDir: String?
 
@@ -83,8 +85,9 @@ extension IMGCacheCommand {
             if !output.isEmpty && outputDir != nil { throw ValidationError("-o and --output-dir cannot be combined") }
             let modes = [global.json, path, decode != nil && output.isEmpty && outputDir == nil].filter { $0 }
             if modes.count > 1 { throw ValidationError("choose one of --json, --path and --decode for stdout") }
-            if (global.json || path) && (!output.isEmpty || outputDir != nil) {
-                throw ValidationError("--json and --path print to stdout; they do not take -o or --output-dir")
+            if (global.json && !output.isEmpty) || (path && (!output.isEmpty || outputDir != nil)) {
+                throw ValidationError(
+                    "--json and --path print to stdout; they do not take -o (--json takes --output-dir)")
             }
             if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
             if frame != nil && !needsPixels { throw ValidationError("--frame needs --decode, --encode or --thumbnail") }

@@ -171,7 +171,9 @@ import Testing
         #expect(decoded.frames[0].pixels == Fixtures.tinyPNGPixels)
         let directory = try fetch("--output-dir", output.path, server.url("/x.png"))
         #expect(directory.status == 0)
-        #expect(FileManager.default.fileExists(atPath: "\(output.path)/\(CacheKey(server.url("/x.png")).hash).png"))
+        // Named after the URL's last segment since issue 26 (was the key's hash).
+        #expect(FileManager.default.fileExists(atPath: "\(output.path)/x.png"))
+        #expect(directory.stdoutText == "\(server.url("/x.png"))\t\(output.path)/x.png\n")
         #expect(server.requestCount(for: "/x.png") == 1)
     }
 

@@ -1,0 +1,266 @@
+/// A URL in the form WHATWG URL parsing gives it, as far as a cache key
+/// needs it (man page, CACHE KEYS): scheme and host lower-cased, a
+/// non-ASCII host in IDNA form (Punycode labels, RFC 3492), the scheme's
+/// default port dropped, an empty path made `/`, non-ASCII bytes, controls,
+/// spaces, `"`, `<` and `>` in the path and query percent-encoded as UTF-8,
+/// and every percent-escape's hex digits upper-cased (RFC 3986 §6.2.2).
+/// `…/café.jpg`, `…/caf%C3%A9.jpg` and `…/caf%c3%a9.jpg` are one resource to
+/// every browser, so they are one entry. Unicode case folding beyond
+/// `lowercased()` and NFC are not applied to hosts.
+///
+/// A URL already in this form (any plain ASCII URL a script writes) is
+/// returned as it is after one pass over its bytes: the warm hit pays no more.
+enum URLNormalization {
+    /// `url` (without its fragment) normalised; a URL that is not
+    /// `scheme://authority…` is returned unchanged.
+    static func normalize(_ url: String) -> String {
+        // In place: a native string's bytes are contiguous, and copying them was the fast path's only cost.
+        if url.utf8.withContiguousStorageIfAvailable({ bytes in
+            parts(bytes).map { isNormal(bytes, schemeEnd: $0.schemeEnd, authority: $0.authority) } ?? true
+        }) == true {
+            return url
+        }
+        var bytes = Array(url.utf8)
+        guard let (schemeEnd, authority) = parts(bytes) else { return url }
+        let (authorityStart, authorityEnd) = (authority.lowerBound, authority.upperBound)
+        if isNormal(bytes, schemeEnd: schemeEnd, authority: authority) { return url }
+
+        for index in 0..<schemeEnd { bytes[index] = lowercased(bytes[index]) }
+        let scheme = String(decoding: bytes[0..<schemeEnd], as: UTF8.self)
+        var result = Array(bytes[0..<authorityStart])
+        result += normalizedAuthority(bytes[authorityStart..<authorityEnd], scheme: scheme)
+        if authorityEnd == bytes.count || bytes[authorityEnd] != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
+        appendEncoded(bytes[authorityEnd...], to: &result)
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Where the scheme ends (its `:`) and the authority lies, in
+    /// `scheme://authority/…`; nil for anything else.
+    private static func parts<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes
+    ) -> (schemeEnd: Int, authority: Range<Int>)? where Bytes.Index == Int {
+        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")), schemeEnd + 2 < bytes.endIndex,
+            bytes[schemeEnd + 1] == UInt8(ascii: "/"), bytes[schemeEnd + 2] == UInt8(ascii: "/")
+        else { return nil }
+        var end = schemeEnd + 3
+        while end < bytes.endIndex, !isAuthorityEnd(bytes[end]) { end += 1 }
+        return (schemeEnd, (schemeEnd + 3)..<end)
+    }
+
+    /// Whether nothing needs changing: a lower-case scheme, an ASCII
+    /// authority with no upper-case letter, `%` or default port, a path,
+    /// and nothing to encode or upper-case after it.
+    private static func isNormal<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes, schemeEnd: Int, authority: Range<Int>
+    ) -> Bool where Bytes.Index == Int {
+        guard authority.upperBound < bytes.endIndex, bytes[authority.upperBound] == UInt8(ascii: "/") else {
+            return false
+        }
+        for index in bytes.startIndex..<schemeEnd where isUpper(bytes[index]) { return false }
+        for index in authority where isUpper(bytes[index]) || bytes[index] >= 0x80 || bytes[index] == UInt8(ascii: "%")
+        {
+            return false
+        }
+        if let port = defaultPort(String(decoding: bytes[bytes.startIndex..<schemeEnd], as: UTF8.self)),
+            let colon = bytes[authority].lastIndex(of: UInt8(ascii: ":")),
+            !bytes[authority].contains(UInt8(ascii: "]")) || bytes[colon - 1] == UInt8(ascii: "]")
+        {
+            let digits = bytes[(colon + 1)..<authority.upperBound]
+            if digits.isEmpty || digits.first == UInt8(ascii: "0") || String(decoding: digits, as: UTF8.self) == port {
+                return false
+            }
+        }
+        var index = authority.upperBound
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if needsEncoding(byte) { return false }
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                isLowerHex(bytes[index + 1]) || isLowerHex(bytes[index + 2])
+            {
+                return false
+            }
+            index += 1
+        }
+        return true
+    }
+
+    /// `user:password@host:port` with the host lower-cased (IDNA for a
+    /// non-ASCII one, after percent-decoding) and a default or empty port dropped.
+    private static func normalizedAuthority(_ authority: ArraySlice<UInt8>, scheme: String) -> [UInt8] {
+        var userinfo: ArraySlice<UInt8> = []
+        var hostAndPort = authority
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            userinfo = authority[authority.startIndex...at]
+            hostAndPort = authority[(at + 1)...]
+        }
+        var host = hostAndPort
+        var port: ArraySlice<UInt8> = []
+        if let colon = hostAndPort.lastIndex(of: UInt8(ascii: ":")),
+            !hostAndPort.contains(UInt8(ascii: "]")) || hostAndPort[colon - 1] == UInt8(ascii: "]")
+        {
+            host = hostAndPort[..<colon]
+            port = hostAndPort[(colon + 1)...]
+        }
+        var result = Array(userinfo)
+        result += normalizedHost(host)
+        let digits = port.drop { $0 == UInt8(ascii: "0") }
+        let number = digits.isEmpty && !port.isEmpty ? "0" : String(decoding: digits, as: UTF8.self)
+        if !port.isEmpty, number != defaultPort(scheme) {
+            result.append(UInt8(ascii: ":"))
+            result += Array(number.utf8)
+        }
+        return result
+    }
+
+    /// A host lower-cased; a non-ASCII one in IDNA form, label by label.
+    private static func normalizedHost(_ host: ArraySlice<UInt8>) -> [UInt8] {
+        let decoded = host.contains(UInt8(ascii: "%")) ? percentDecoded(host) : Array(host)
+        guard decoded.contains(where: { $0 >= 0x80 }) else { return decoded.map(lowercased) }
+        let text = String(decoding: decoded, as: UTF8.self).lowercased()
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
+            guard label.unicodeScalars.contains(where: { !$0.isASCII }) else { return String(label) }
+            return "xn--" + Punycode.encode(Array(label.unicodeScalars))
+        }
+        return Array(labels.joined(separator: ".").utf8)
+    }
+
+    /// The path and query with what WHATWG percent-encodes encoded, and
+    /// every escape upper-cased.
+    private static func appendEncoded(_ rest: ArraySlice<UInt8>, to result: inout [UInt8]) {
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            let byte = rest[index]
+            if needsEncoding(byte) {
+                result += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+            } else if byte == UInt8(ascii: "%"), index + 2 < rest.endIndex, isHex(rest[index + 1]),
+                isHex(rest[index + 2])
+            {
+                result += [byte, uppercased(rest[index + 1]), uppercased(rest[index + 2])]
+                index += 2
+            } else {
+                result.append(byte)
+            }
+            index += 1
+        }
+    }
+
+    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var result: [UInt8] = []
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func defaultPort(_ scheme: String) -> String? {
+        switch scheme.lowercased() {
+        case "http": "80"
+        case "https": "443"
+        default: nil
+        }
+    }
+
+    private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    /// Bytes WHATWG percent-encodes in a path or query: controls, space,
+    /// `"`, `<`, `>`, DEL and every non-ASCII byte.
+    private static func needsEncoding(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<")
+            || byte == UInt8(ascii: ">")
+    }
+
+    private static func isUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
+    private static func lowercased(_ byte: UInt8) -> UInt8 { isUpper(byte) ? byte + 0x20 : byte }
+    private static func uppercased(_ byte: UInt8) -> UInt8 { byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
+    private static func isLowerHex(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x66 }
+    private static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 0x30 + value : 0x41 + value - 10
+    }
+}
+
+/// RFC 3492 Punycode, encoding only: what IDNA's ToASCII makes of a label
+/// (after the `xn--` prefix). No library: libidn2 would be loaded by every
+/// process for the rare non-ASCII host.
+enum Punycode {
+    private static let base = 36
+    private static let tMin = 1
+    private static let tMax = 26
+    private static let skew = 38
+    private static let damp = 700
+    private static let initialBias = 72
+    private static let initialN = 128
+
+    /// The Punycode of `input` (RFC 3492 §6.3).
+    static func encode(_ input: [Unicode.Scalar]) -> String {
+        let codePoints = input.map { Int($0.value) }
+        var output = codePoints.filter { $0 < 0x80 }.map { UInt8($0) }
+        let basicCount = output.count
+        var handled = basicCount
+        if basicCount > 0 { output.append(UInt8(ascii: "-")) }
+        var n = initialN
+        var delta = 0
+        var bias = initialBias
+        while handled < codePoints.count {
+            let m = codePoints.filter { $0 >= n }.min() ?? n
+            delta += (m - n) * (handled + 1)
+            n = m
+            for c in codePoints {
+                if c < n { delta += 1 }
+                guard c == n else { continue }
+                var q = delta
+                var k = base
+                while true {
+                    let t = k <= bias ? tMin : (k >= bias + tMax ? tMax : k - bias)
+                    if q < t { break }
+                    output.append(digit(t + (q - t) % (base - t)))
+                    q = (q - t) / (base - t)
+                    k += base
+                }
+                output.append(digit(q))
+                bias = adapt(delta, handled + 1, handled == basicCount)
+                delta = 0
+                handled += 1
+            }
+            delta += 1
+            n += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func digit(_ value: Int) -> UInt8 {
+        value < 26 ? UInt8(0x61 + value) : UInt8(0x30 + value - 26)
+    }
+
+    private static func adapt(_ delta: Int, _ count: Int, _ first: Bool) -> Int {
+        var delta = first ? delta / damp : delta / 2
+        delta += delta / count
+        var k = 0
+        while delta > ((base - tMin) * tMax) / 2 {
+            delta /= base - tMin
+            k += base
+        }
+        return k + (base - tMin + 1) * delta / (delta + skew)
+    }
+}

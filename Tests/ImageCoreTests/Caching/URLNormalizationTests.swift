@@ -1,0 +1,65 @@
+import Testing
+
+@testable import ImageCore
+
+/// Issue 26, finding 8: one URL, one entry, as WHATWG URL parsing and every
+/// browser see it.
+@Suite struct URLNormalizationTests {
+    func key(_ url: String) -> String { CacheKeyPolicy.exactURL.key(for: url).string }
+
+    @Test func aNormalURLIsItsOwnKey() {
+        for url in [
+            "http://example.com/a.jpg", "https://cdn.example.com:8443/p/a%C3%A9.jpg?w=10&h=2",
+            "http://[::1]:8080/x", "http://user:Pass@example.com/a",
+        ] {
+            #expect(key(url) == url)
+        }
+    }
+
+    @Test func schemeAndHostAreLowerCasedAndTheDefaultPortDropped() {
+        #expect(key("HTTP://Example.COM:80/a.jpg") == "http://example.com/a.jpg")
+        #expect(key("https://example.com:443/a.jpg") == "https://example.com/a.jpg")
+        #expect(key("https://example.com:0443/a.jpg") == "https://example.com/a.jpg")
+        #expect(key("http://example.com:443/a.jpg") == "http://example.com:443/a.jpg")
+        #expect(key("http://example.com:/a.jpg") == "http://example.com/a.jpg")
+        #expect(key("http://example.com") == "http://example.com/")
+        #expect(key("http://example.com?x=1") == "http://example.com/?x=1")
+        #expect(key("http://[::1]:80/x") == "http://[::1]/x")
+    }
+
+    @Test func nonASCIIIsPercentEncodedAndEscapesUpperCased() {
+        let expected = "http://example.com/caf%C3%A9.jpg?q=%C3%A9"
+        #expect(key("http://example.com/café.jpg?q=é") == expected)
+        #expect(key("http://example.com/caf%C3%A9.jpg?q=%C3%A9") == expected)
+        #expect(key("http://example.com/caf%c3%a9.jpg?q=%c3%A9") == expected)
+        #expect(key("http://example.com/a b\"<>.jpg") == "http://example.com/a%20b%22%3C%3E.jpg")
+        #expect(key("http://example.com/100%.jpg") == "http://example.com/100%.jpg")
+    }
+
+    @Test func aNonASCIIHostIsInIDNAForm() {
+        #expect(key("http://bücher.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
+        #expect(key("http://BÜCHER.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
+        #expect(key("http://b%C3%BCcher.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
+    }
+
+    @Test func punycodeMatchesRFC3492() {
+        // RFC 3492 §7.1 samples (B), (D) and (L), and two of Python's.
+        let samples = [
+            ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
+            ("pročprostěnemluvíčesky", "proprostnemluvesky-uyb24dma41a"),
+            ("3年B組金八先生", "3B-ww4c5e180e575a65lsy2b"),
+            ("münchen", "mnchen-3ya"), ("bücher", "bcher-kva"),
+        ]
+        for (text, encoded) in samples {
+            #expect(Punycode.encode(Array(text.unicodeScalars)) == encoded, "\(text)")
+        }
+    }
+
+    @Test func keyOptionsApplyAfterNormalising() {
+        let policy = CacheKeyPolicy(strippedParameters: ["sig"])
+        #expect(
+            policy.key(for: "HTTP://Example.com:80/café.jpg?sig=1&w=2").string == "http://example.com/caf%C3%A9.jpg?w=2"
+        )
+        #expect(CacheKeyPolicy(ignoresQuery: true).key(for: "http://EXAMPLE.com/a?x").string == "http://example.com/a")
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 26, finding 9: every field a JSON record can carry is documented in
+/// the man page's JSON RECORDS section; the fields are those actually
+/// printed by every subcommand, nested objects included.
+@Suite(.serialized) struct JSONFieldDocumentationTests: CommandSuite {
+    let fixture: CommandFixture
+
+    init() throws {
+        fixture = try CommandFixture()
+        server.route(
+            "/a.png",
+            .ok(
+                Fixtures.tinyPNG,
+                headers: [
+                    "ETag": "\"1\"", "Last-Modified": "Sun, 01 Nov 2026 10:00:00 GMT", "Cache-Control": "max-age=60",
+                ]))
+        server.route("/gone.png", .status(404))
+    }
+
+    /// The JSON RECORDS section of man/imgcache.1's source.
+    static func manPageSection() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("man/sections.mdoc"), encoding: .utf8)
+        let end = text.range(of: ".Sh ENVIRONMENT")?.lowerBound ?? text.endIndex
+        return String(text[..<end])
+    }
+
+    /// Every key of every object in `value`, nested ones included.
+    static func fieldNames(_ value: Any) -> Set<String> {
+        if let object = value as? [String: Any] {
+            return object.reduce(into: Set(object.keys)) { names, pair in names.formUnion(fieldNames(pair.value)) }
+        }
+        if let array = value as? [Any] { return array.reduce(into: []) { $0.formUnion(fieldNames($1)) } }
+        return []
+    }
+
+    @Test func everyPrintedFieldIsInTheManPage() throws {
+        let url = server.url("/a.png"), gone = server.url("/gone.png")
+        var outputs: [CLI.Result] = []
+        outputs.append(try run("fetch", "--json", url, gone))
+        outputs.append(try run(["prefetch", "--json"], stdin: Array("\(url)\n\(gone)\n".utf8)))
+        outputs.append(try run("fetch", "--json", "--thumbnail", "2x2", url))
+        outputs.append(try run("stat", "--json"))
+        outputs.append(try run("stat", "--json", "--remote-storage", "http://user:pw@127.0.0.1:9/store"))
+        outputs.append(try run("stat", "--json", url, gone))
+        outputs.append(try run("clean", "--json", "--dry-run"))
+        outputs.append(try run("purge", "--json", "--remote", "--remote-storage", server.url("/store"), url))
+        outputs.append(try run("purge", "--json", "--failed"))
+        outputs.append(try run("purge", "--json", "--all"))
+        var names: Set<String> = []
+        for output in outputs {
+            for line in output.stdoutLines {
+                names.formUnion(Self.fieldNames(try JSONSerialization.jsonObject(with: Data(line.utf8))))
+            }
+        }
+        let section = try Self.manPageSection()
+        let words = Set(section.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
+        #expect(names.isSuperset(of: ["url", "key", "result", "counters", "bytes_downloaded", "remote_errors"]))
+        #expect(names.contains("remote_storage") && names.contains("removed"), "purge --json --remote printed nothing")
+        let undocumented = names.subtracting(words)
+        #expect(undocumented.isEmpty, "fields printed but not in the man page: \(undocumented.sorted())")
+    }
+}
