@@ -10,7 +10,7 @@
 ///
 /// A URL already in this form (any plain ASCII URL a script writes) is
 /// returned as it is after one pass over its bytes: the warm hit pays no more.
-enum URLNormalization {
+package enum URLNormalization {
     /// `url` (without its fragment) normalised; a URL that is not
     /// `scheme://authority…` is returned unchanged.
     static func normalize(_ url: String) -> String {
@@ -144,7 +144,9 @@ enum URLNormalization {
         }
     }
 
-    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    /// `bytes` with every `%XX` escape decoded (a `%` not followed by two
+    /// hex digits is kept as it is). For `--output-dir`'s names too (package access).
+    package static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var result: [UInt8] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {

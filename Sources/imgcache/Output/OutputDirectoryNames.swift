@@ -60,37 +60,13 @@ struct OutputDirectoryNames {
         guard let pathStart = afterScheme.firstIndex(of: "/") else { return nil }
         let segment = afterScheme[pathStart...].split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         var safe = String(
-            decoding: percentDecoded(Array(segment.utf8)).map { $0 < 0x20 || $0 == 0x7F || $0 == 0x2F ? 0x5F : $0 },
+            decoding: URLNormalization.percentDecoded(ArraySlice(segment.utf8)).map {
+                $0 < 0x20 || $0 == 0x7F || $0 == 0x2F ? 0x5F : $0
+            },
             as: UTF8.self)
         if let dot = safe.lastIndex(of: "."), imageExtensions.contains(safe[safe.index(after: dot)...].lowercased()) {
             safe = String(safe[..<dot])
         }
         return safe.isEmpty || safe == "." || safe == ".." ? nil : safe
-    }
-
-    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
-                let low = hexValue(bytes[index + 2])
-            {
-                result.append(high << 4 | low)
-                index += 3
-            } else {
-                result.append(bytes[index])
-                index += 1
-            }
-        }
-        return result
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 }
