@@ -25,6 +25,12 @@ extension IMGCacheCommand {
             StandardStreams.printError(UsageError.shortUsage)
             Glibc.exit(64)
         }
+        if arguments.count == 2, arguments[0] == "--generate-completion-script",
+            let script = CompletionScripts.script(for: arguments[1])
+        {
+            StandardStreams.print(script)
+            Glibc.exit(0)
+        }
         if arguments == ["help"] || arguments == ["--help"] || arguments == ["-h"] {
             // The short usage first: the full help starts with pages of prose.
             StandardStreams.print(UsageError.shortUsage + "\n\n" + helpMessage(columns: nil))

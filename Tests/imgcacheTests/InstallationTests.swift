@@ -40,6 +40,30 @@ import Testing
         #expect(try bashCompletions(["pre"]) == ["prefetch"])
     }
 
+    /// Issue 26, finding 9: global options after `imgcache `, subcommands
+    /// after `help `, and no option a subcommand refuses.
+    @Test func bashOffersGlobalOptionsHelpTopicsAndNoRefusedOption() throws {
+        #expect(try bashCompletions(["--cache"]) == ["--cache-dir"])
+        #expect(try Set(bashCompletions(["--no-"])) == ["--no-progress", "--no-remote-storage"])
+        #expect(try bashCompletions(["--cache-dir", "/tmp", "pre"]) == ["prefetch"])
+        #expect(try Set(bashCompletions(["help", ""])) == ["fetch", "prefetch", "stat", "clean", "purge"])
+        #expect(try bashCompletions(["prefetch", "--no-st"]).isEmpty)
+        #expect(try bashCompletions(["fetch", "--no-st"]) == ["--no-store"])
+        #expect(try bashCompletions(["stat", "--progr"]).isEmpty)
+        #expect(try bashCompletions(["fetch", "--progr"]) == ["--progress"])
+    }
+
+    @Test func zshAndFishOfferNoRefusedOption() throws {
+        let fish = try CLI.run(["--generate-completion-script", "fish"], cacheDir: "/nonexistent").stdoutText
+        #expect(fish.contains("\"imgcache fetch\" no-store'"))
+        #expect(!fish.contains("\"imgcache prefetch\" no-store'"))
+        #expect(!fish.contains("\"imgcache stat\" progress'") && fish.contains("\"imgcache fetch\" progress'"))
+        let zsh = try CLI.run(["--generate-completion-script", "zsh"], cacheDir: "/nonexistent").stdoutText
+        let prefetch = zsh.components(separatedBy: "_imgcache_prefetch() {")[1].components(separatedBy: "\n}")[0]
+        #expect(!prefetch.contains("'--no-store[") && prefetch.contains("'--lifo["))
+        #expect(zsh.components(separatedBy: "'--no-store[").count == 2, "fetch keeps it")
+    }
+
     @Test func zshAndFishScriptsAreGenerated() throws {
         for shell in ["zsh", "fish"] {
             let result = try CLI.run(["--generate-completion-script", shell], cacheDir: "/nonexistent")
