@@ -64,6 +64,25 @@ import Testing
         #expect(zsh.components(separatedBy: "'--no-store[").count == 2, "fetch keeps it")
     }
 
+    /// The same in a real fish (`complete -C` answers as a Tab would).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "needs fish"))
+    func fishOffersNoRefusedOption() throws {
+        let script = try CLI.run(["--generate-completion-script", "fish"], cacheDir: "/nonexistent").stdoutText
+        let scratch = try TemporaryDirectory()
+        let path = "\(scratch.path)/imgcache.fish"
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path))
+        func complete(_ line: String) throws -> [String] {
+            let result = try shell(
+                "/usr/bin/fish", ["-c", "source '\(path)'; complete -C'\(line)'"],
+                environment: ["PATH": "\(CLI.executable.deletingLastPathComponent().path):/usr/bin:/bin"])
+            return result.stdoutLines.map { String($0.split(separator: "\t")[0]) }
+        }
+        #expect(try complete("imgcache prefetch --no-st").isEmpty)
+        #expect(try complete("imgcache fetch --no-st") == ["--no-store"])
+        #expect(try complete("imgcache stat --progr").isEmpty)
+        #expect(try complete("imgcache fetch --progr") == ["--progress"])
+    }
+
     @Test func zshAndFishScriptsAreGenerated() throws {
         for shell in ["zsh", "fish"] {
             let result = try CLI.run(["--generate-completion-script", shell], cacheDir: "/nonexistent")
