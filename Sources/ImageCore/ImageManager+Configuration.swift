@@ -10,9 +10,9 @@ extension ImageManager {
         /// Decoder limits.
         public var limits = DecodingLimits.default
         /// Download concurrency and order.
-        public var maxConcurrentDownloads = 6
+        public var maxConcurrentDownloads = Defaults.concurrentDownloads
         /// Most connections to one host.
-        public var maxConnectionsPerHost = 6
+        public var maxConnectionsPerHost = Defaults.connectionsPerHost
         /// Start order among equal priorities.
         public var order = Downloader.Order.fifo
         /// Cookie file for every download.

@@ -5,7 +5,7 @@ extension ImageManager {
     /// held; from its decoded image when the response already has one.
     /// Blocks while the C library works. Throws `.image` errors and whatever
     /// `sink` throws.
-    public func decodePixels(of response: ImageResponse, channels: Int, into sink: inout some RowSink) throws {
+    func decodePixels(of response: ImageResponse, channels: Int, into sink: inout some RowSink) throws {
         if let image = response.image {
             return try ImageDecoder.write(image, channels: channels, into: &sink)
         }

@@ -1,6 +1,11 @@
 import Foundation
 import Synchronization
 
+#if THREAD_SANITIZER
+    // Its `Mutex` alias, which TSan can see (ImageCore's System/SanitizerLocks.swift).
+    import ImageCore
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -5,14 +5,14 @@ extension ImageManager {
     /// Loads one image and measures how long it took; never throws, so a
     /// batch can carry on past a failure.
     public func timedLoad(_ request: ImageRequest) async -> ImageLoadResult {
-        let start = WallClock.monotonic()
+        let start = MonotonicClock.now()
         let outcome: Result<ImageResponse, ImageCoreError>
         do {
             outcome = .success(try await load(request))
         } catch {
             outcome = .failure(ImageCoreError(reporting: error))
         }
-        return ImageLoadResult(url: request.url, outcome: outcome, durationMs: (WallClock.monotonic() - start) * 1000)
+        return ImageLoadResult(url: request.url, outcome: outcome, durationMs: (MonotonicClock.now() - start) * 1000)
     }
 
     /// Loads every request at once and hands the results to `deliver` in

@@ -81,17 +81,17 @@ public struct ImagePrefetcher: Sendable {
             var iterator = lines.makeAsyncIterator()
             while let line = try? await iterator.next() {
                 if shouldStop() { break }
-                let url = String(line.trimmingWhiteSpace())
+                let url = String(line.trimmingSpaces())
                 if url.isEmpty || url.hasPrefix("#") { continue }
                 tally.total += 1
                 seen.insert(url)
                 if !seen.isEstimate { tally.distinct = seen.count }
                 var request = makeRequest(url)
                 // A hit is answered here: no task, no thread woken.
-                let start = WallClock.monotonic()
+                let start = MonotonicClock.now()
                 if let response = manager.answerFromCache(&request) {
                     let answered = ImageLoadResult(
-                        url: url, outcome: .success(response), durationMs: (WallClock.monotonic() - start) * 1000)
+                        url: url, outcome: .success(response), durationMs: (MonotonicClock.now() - start) * 1000)
                     progressed(tally)
                     tally.count(answered.outcome)
                     finished(answered, tally)
@@ -115,14 +115,5 @@ public struct ImagePrefetcher: Sendable {
             }
         }
         return tally
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing white space (including "\r").
-    func trimmingWhiteSpace() -> Substring {
-        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return Substring() }
-        let last = lastIndex(where: { !$0.isWhitespace })!
-        return Substring(self[first...last])
     }
 }

@@ -27,6 +27,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.costLimit = costLimit
     }
 
+    /// Total cost held now (for tests: the library itself never asks).
+    var totalCost: Int { state.withLock { $0.totalCost } }
+
     /// The value for `key`, now the most recently used; nil on a miss.
     public func value(for key: Key) -> Value? {
         state.withLock { state in
@@ -54,9 +57,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             return evicted
         }
     }
-
-    /// Total cost held now.
-    public var totalCost: Int { state.withLock { $0.totalCost } }
 
     /// Number of values held now.
     public var count: Int { state.withLock { $0.nodes.count } }

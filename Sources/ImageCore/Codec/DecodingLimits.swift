@@ -11,9 +11,10 @@ public struct DecodingLimits: Sendable, Equatable {
     /// over the coefficients, so thousands of tiny scans are a CPU bomb.
     public var maxJPEGScans: Int
 
-    /// 100 megapixels, 1000 frames, 2 gigapixels in all, 500 JPEG scans.
+    /// 100 megapixels, 1000 frames, 2 gigapixels in all, 500 JPEG scans (`Defaults`).
     public static let `default` = DecodingLimits(
-        maxPixels: 100_000_000, maxFrames: 1000, maxTotalPixels: 2_000_000_000, maxJPEGScans: 500)
+        maxPixels: Defaults.maxPixels, maxFrames: Defaults.maxFrames, maxTotalPixels: Defaults.maxTotalPixels,
+        maxJPEGScans: Defaults.maxJPEGScans)
 
     /// Creates limits.
     public init(maxPixels: Int, maxFrames: Int, maxTotalPixels: Int, maxJPEGScans: Int) {

@@ -21,9 +21,9 @@ public final class Downloader: DataLoading {
         /// file system as the cache so a finished body can be renamed into it.
         public var temporaryDirectory: String
         /// Most transfers running at once.
-        public var maxConcurrentDownloads = 6
+        public var maxConcurrentDownloads = Defaults.concurrentDownloads
         /// Most connections to one host.
-        public var maxConnectionsPerHost = 6
+        public var maxConnectionsPerHost = Defaults.connectionsPerHost
         /// Start order among equal priorities.
         public var order = Order.fifo
         /// Netscape-format cookie file read before and written after transfers.

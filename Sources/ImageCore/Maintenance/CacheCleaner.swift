@@ -37,7 +37,7 @@ public struct CacheCleaner: Sendable {
     }
 
     /// Temporary files younger than this may belong to a running process.
-    public static let strayGracePeriod: Double = 3600
+    static let strayGracePeriod: Double = 3600
 
     private let directory: CacheDirectory
     private let events: EventLog

@@ -43,15 +43,15 @@ public struct DownloadRequest: Sendable {
     /// "user:password" for HTTP authentication; sent only to the original host.
     public var credentials: String?
     /// Total time allowed for the transfer, in seconds.
-    public var timeout: Double = 15
+    public var timeout = Defaults.timeout
     /// Time allowed to connect, in seconds (capped by `timeout`).
-    public var connectTimeout: Double = 10
+    public var connectTimeout = Defaults.connectTimeout
     /// Largest body accepted, in bytes.
     public var maxBytes: Int = DownloadRequest.defaultMaxBytes
-    /// The largest body accepted unless a run says otherwise: 64 MiB.
-    public static let defaultMaxBytes = 64 * 1024 * 1024
+    /// The largest body accepted unless a run says otherwise (`Defaults.maxBytes`).
+    public static let defaultMaxBytes = Defaults.maxBytes
     /// Most redirects followed (only to http and https).
-    public var maxRedirects: Int = 10
+    public var maxRedirects = Defaults.maxRedirects
     /// Skip TLS certificate and host name verification.
     public var allowsInsecureTLS = false
     /// Proxy URL; nil uses the `*_proxy` environment variables.

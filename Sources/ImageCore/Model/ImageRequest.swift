@@ -57,7 +57,7 @@ public struct ImageRequest: Sendable {
     /// Serve a stale entry, at any age, when the origin fails transiently.
     public var staleIfError = false
     /// Retries of a transient failure (network error, 408, 429, 5xx).
-    public var retries = 2
+    public var retries = Defaults.retries
     /// Set by `ImageManager.answerFromCache` when the disk had nothing for
     /// this request: `load` then does not look again.
     var diskMissed = false

@@ -4,36 +4,34 @@
 package enum Quantities {
     /// Bytes for "64M", "512K", "1G", "100" (bytes). Nil if malformed.
     package static func parseSize(_ text: String) -> Int? {
-        let (number, unit) = split(text)
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        let multiplier: Double
-        switch unit.lowercased() {
-        case "", "b": multiplier = 1
-        case "k", "kb", "kib": multiplier = 1024
-        case "m", "mb", "mib": multiplier = 1024 * 1024
-        case "g", "gb", "gib": multiplier = 1024 * 1024 * 1024
-        case "t", "tb", "tib": multiplier = 1024 * 1024 * 1024 * 1024
-        default: return nil
-        }
-        let bytes = value * multiplier
-        return bytes < Double(Int.max) ? Int(bytes) : nil
+        parseScaled(text, multipliers: sizeUnits)
     }
+
+    /// Binary multiples by unit, lowercased.
+    private static let sizeUnits: [Substring: Double] = {
+        var units: [Substring: Double] = ["": 1, "b": 1]
+        for (index, letter) in ["k", "m", "g", "t"].enumerated() {
+            let multiplier = Double(1 << (10 * (index + 1)))
+            for unit in [letter, letter + "b", letter + "ib"] { units[Substring(unit)] = multiplier }
+        }
+        return units
+    }()
 
     /// A count for "100M", "2G", "1.5K", "5000" (decimal multiples: pixel
     /// counts, not bytes). Nil if malformed.
     package static func parseCount(_ text: String) -> Int? {
+        parseScaled(text, multipliers: ["": 1, "k": 1e3, "m": 1e6, "g": 1e9])
+    }
+
+    /// A non-negative number followed by a unit of `multipliers` (keys
+    /// lowercased), as a whole number within Int's range. Nil if malformed.
+    private static func parseScaled(_ text: String, multipliers: [Substring: Double]) -> Int? {
         let (number, unit) = split(text)
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        let multiplier: Double
-        switch unit.lowercased() {
-        case "": multiplier = 1
-        case "k": multiplier = 1e3
-        case "m": multiplier = 1e6
-        case "g": multiplier = 1e9
-        default: return nil
-        }
-        let count = value * multiplier
-        return count < Double(Int.max) ? Int(count) : nil
+        guard let value = Double(number), value >= 0, value.isFinite,
+            let multiplier = multipliers[Substring(unit.lowercased())]
+        else { return nil }
+        let scaled = value * multiplier
+        return scaled < Double(Int.max) ? Int(scaled) : nil
     }
 
     /// Seconds for "90s", "15m", "12h", "7d", "2w", or a bare number of seconds. Nil if malformed.
@@ -83,7 +81,9 @@ package enum Quantities {
 }
 
 extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
+    /// The text without leading and trailing white space (spaces, tabs,
+    /// "\r", line breaks): one trimming for header values, settings lines,
+    /// quantities and URL lists.
     func trimmingSpaces() -> Substring {
         // Most values start and end with a visible ASCII byte: nothing to trim,
         // and no Unicode property to look up.

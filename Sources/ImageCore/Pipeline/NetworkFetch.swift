@@ -226,9 +226,9 @@ final class NetworkFetch: Sendable {
         _ locks: DownloadLocks, _ request: ImageRequest,
         key: CacheKey
     ) async throws -> CachedData? {
-        let deadline = WallClock.monotonic() + request.download.timeout
+        let deadline = MonotonicClock.now() + request.download.timeout
         let waitStarted = WallClock.now()
-        while locks.isHeldElsewhere(key.hash) && WallClock.monotonic() < deadline {
+        while locks.isHeldElsewhere(key.hash) && MonotonicClock.now() < deadline {
             try await pause(0.02)
         }
         // An entry stored while we waited is as fresh as our own download would be.

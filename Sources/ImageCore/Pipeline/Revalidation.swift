@@ -57,10 +57,10 @@ extension NetworkFetch {
 
     /// Sleeps, waking early with `.interrupted` on `cancelAll()`.
     func pause(_ seconds: Double) async throws {
-        let end = WallClock.monotonic() + seconds
-        while WallClock.monotonic() < end {
+        let end = MonotonicClock.now() + seconds
+        while MonotonicClock.now() < end {
             if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
-            try? await Task.sleep(for: .milliseconds(Int(min(50, (end - WallClock.monotonic()) * 1000) + 1)))
+            try? await Task.sleep(for: .milliseconds(Int(min(50, (end - MonotonicClock.now()) * 1000) + 1)))
         }
         if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
     }

@@ -12,9 +12,14 @@ public enum WallClock {
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
+}
 
-    /// Monotonic seconds for measuring durations.
-    public static func monotonic() -> Double {
+/// Seconds on a clock that only goes forward, for measuring durations and
+/// deadlines (the wall clock can jump).
+public enum MonotonicClock {
+    /// Now, in seconds since an arbitrary start. The corresponding C
+    /// function is `clock_gettime(CLOCK_MONOTONIC)`.
+    public static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9

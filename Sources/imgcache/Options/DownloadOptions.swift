@@ -25,15 +25,15 @@ struct DownloadOptions: ParsableArguments {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
-    var retries = 2
+    var retries = Defaults.retries
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Most connections to one host.", valueName: "n"))
-    var maxPerHost = 6
+    var maxPerHost = Defaults.connectionsPerHost
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
-    var timeout: Double = 15
+    var timeout = Defaults.timeout
 
     @Option(
         name: [.customShort("H"), .long], parsing: .unconditionalSingleValue,
@@ -59,31 +59,32 @@ struct DownloadOptions: ParsableArguments {
     @OptionGroup var key: KeyOptions
 
     @Option(help: ArgumentHelp("Largest body accepted (e.g. 64M).", valueName: "size"))
-    var maxBytes: String = "64M"
+    var maxBytes = "\(Defaults.maxBytes >> 20)M"
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("Most redirects followed (only to http and https).", valueName: "n")
     )
-    var maxRedirects: Int = 10
+    var maxRedirects = Defaults.maxRedirects
 
     @Option(help: ArgumentHelp("Largest image accepted, in pixels per frame (e.g. 100M).", valueName: "n"))
-    var limitPixels: String = "100M"
+    var limitPixels = "\(Defaults.maxPixels / 1_000_000)M"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Most frames an animation may have.", valueName: "n"))
-    var limitFrames: Int = 1000
+    var limitFrames = Defaults.maxFrames
 
     @Option(help: ArgumentHelp("Most pixels over all frames of an animation (e.g. 2G).", valueName: "n"))
-    var limitTotalPixels: String = "2G"
+    var limitTotalPixels = "\(Defaults.maxTotalPixels / 1_000_000_000)G"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Most scans a progressive JPEG may have.", valueName: "n"))
-    var limitScans: Int = 500
+    var limitScans = Defaults.maxJPEGScans
 
     /// The decoding limits these options set. Pixel counts take the
     /// suffixes K, M, G as powers of 1000.
     var limits: DecodingLimits {
         DecodingLimits(
-            maxPixels: Quantities.parseCount(limitPixels) ?? 100_000_000, maxFrames: limitFrames,
-            maxTotalPixels: Quantities.parseCount(limitTotalPixels) ?? 2_000_000_000, maxJPEGScans: limitScans)
+            maxPixels: Quantities.parseCount(limitPixels) ?? Defaults.maxPixels, maxFrames: limitFrames,
+            maxTotalPixels: Quantities.parseCount(limitTotalPixels) ?? Defaults.maxTotalPixels, maxJPEGScans: limitScans
+        )
     }
 
     func validate() throws {

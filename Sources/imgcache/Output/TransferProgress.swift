@@ -1,5 +1,10 @@
 import Synchronization
 
+#if THREAD_SANITIZER
+    // Its `Mutex` alias, which TSan can see (ImageCore's System/SanitizerLocks.swift).
+    import ImageCore
+#endif
+
 /// Sums the byte progress of `fetch`'s downloads for its progress bar.
 /// Updated from the download thread, so the state sits behind a lock.
 final class TransferProgress: Sendable {

@@ -17,7 +17,7 @@ extension IMGCacheCommand {
         @Option(
             name: [.customShort("j"), .long], parsing: .unconditional,
             help: ArgumentHelp("Downloads at once.", valueName: "n"))
-        var concurrency = 6
+        var concurrency = Defaults.concurrentDownloads
 
         @Flag(help: "Newest first: start the most recently queued URLs first (SDWebImage's LIFO order).")
         var lifo = false

@@ -42,12 +42,12 @@ import Testing
             for index in 0..<6 {
                 var request = DownloadRequest(url: "\(nginx.url)/\(index).png")
                 request.onProgress = { _, _ in
-                    let now = WallClock.monotonic()
+                    let now = MonotonicClock.now()
                     times.firstBytes.withLock { if $0[index] == nil { $0[index] = now } }
                     times.lastByte.withLock { $0 = max($0, now) }
                 }
                 group.addTask { [request] in
-                    times.asked.withLock { $0[index] = WallClock.monotonic() }
+                    times.asked.withLock { $0[index] = MonotonicClock.now() }
                     let response = try await loader.download(request)
                     #expect(response.bodySize == 120_000)
                     return index

@@ -1,7 +1,0 @@
-#if THREAD_SANITIZER
-    import ImageCore
-
-    /// Under ThreadSanitizer (`make sanitize`), locks this module takes are
-    /// pthread mutexes TSan can see; see `PThreadMutex`.
-    typealias Mutex = PThreadMutex
-#endif
