@@ -3,11 +3,13 @@ import Synchronization
 /// A remote storage on a Redis server: an entry is the string value at
 /// `imgcache:<layout version>:<key hash>`, read with GET, written with SET
 /// (no expiry: the server's `maxmemory-policy allkeys-lru` evicts) and
-/// removed with DEL.
+/// removed with DEL. A download lease is `imgcache:<layout version>:lease:<key hash>`,
+/// taken with `SET … NX PX` and renewed or released by a Lua script that first
+/// compares the holder's token, so a holder never extends or frees another's.
 ///
 /// Connections are opened on first use and pooled: a command takes one out
 /// of the pool, runs off the cooperative thread pool, and puts it back.
-final class RedisRemoteStorage: RemoteStorage {
+final class RedisRemoteStorage: RemoteLeasing {
     let configured: RemoteStorageURL
     private let host: String
     private let port: Int
@@ -48,7 +50,38 @@ final class RedisRemoteStorage: RemoteStorage {
         return false
     }
 
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> Bool {
+        let reply = try await run(["SET", leaseKey(name), token, "NX", "PX", String(Self.milliseconds(duration))])
+        return reply == .status("OK")
+    }
+
+    func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
+        let reply = try await run([
+            "EVAL", Self.renewScript, "1", leaseKey(name), token, String(Self.milliseconds(duration)),
+        ])
+        return reply == .integer(1)
+    }
+
+    func releaseLease(_ name: String, token: String) async throws {
+        _ = try await run(["EVAL", Self.releaseScript, "1", leaseKey(name), token])
+    }
+
+    /// Compare-and-extend: a holder whose lease expired and was taken by
+    /// another machine must not extend the other's.
+    private static let renewScript = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0
+        """
+
+    /// Compare-and-delete, for the same reason.
+    private static let releaseScript = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0
+        """
+
+    private static func milliseconds(_ seconds: Double) -> Int { max(1, Int((seconds * 1000).rounded())) }
+
     private func key(_ name: String) -> String { "imgcache:\(RemoteObject.layoutVersion):\(name)" }
+
+    private func leaseKey(_ name: String) -> String { "imgcache:\(RemoteObject.layoutVersion):lease:\(name)" }
 
     private func run(_ arguments: [String]) async throws -> RedisConnection.Reply {
         try await run(arguments.map { Array($0.utf8) })

@@ -35,18 +35,20 @@ final class RemoteCache: Sendable {
     }
 
     /// Every backend: one per unsharded storage, one per shard of a sharded one.
-    private let backends: [any RemoteStorage]
+    let backends: [any RemoteStorage]
     /// Per configured storage, its shards and the range of `backends` they are.
     private let configured: [(shards: [RemoteStorageURL.Shard], first: Int)]
     private let health: Mutex<[Health]>
     private let uploads = Mutex<[Task<Void, Never>]>([])
-    private let statistics: Statistics
-    private let events: EventLog
+    /// Leases this process holds, by key hash (`RemoteCache+Leases.swift`).
+    let leases = Mutex<[String: RemoteLease]>([:])
+    let statistics: Statistics
+    let events: EventLog
     /// Where a store that refuses a write is reported, once per store and
     /// run, whatever `-v` says: every upload of the run is lost with it.
     private let warnings: EventLog
 
-    init(
+    convenience init(
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
         warnings: EventLog = .silent, network: any DataLoading
     ) {
@@ -57,6 +59,20 @@ final class RemoteCache: Sendable {
             let urls = storage.shards.isEmpty ? [storage] : storage.shards.map { storage.shard($0) }
             backends += urls.map { makeRemoteStorage($0, network: network) }
         }
+        self.init(backends: backends, tiers: tiers, statistics: statistics, events: events, warnings: warnings)
+    }
+
+    /// A remote tier over given backends, one per configured storage (tests use counting fakes).
+    convenience init(storages: [any RemoteStorage], statistics: Statistics, events: EventLog) {
+        self.init(
+            backends: storages, tiers: storages.indices.map { ([], $0) }, statistics: statistics, events: events,
+            warnings: .silent)
+    }
+
+    private init(
+        backends: [any RemoteStorage], tiers: [(shards: [RemoteStorageURL.Shard], first: Int)],
+        statistics: Statistics, events: EventLog, warnings: EventLog
+    ) {
         self.backends = backends
         self.configured = tiers
         health = Mutex(Array(repeating: .untried, count: backends.count))
@@ -72,48 +88,69 @@ final class RemoteCache: Sendable {
         _ key: CacheKey, url: String, maxBytes: Int,
         inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo
     ) async -> Hit? {
-        for index in backendIndices(for: key.hash) where await admit(index) {
-            let storage = backends[index]
-            let object: [UInt8]?
-            do {
-                object = try await storage.get(key.hash, maxBytes: maxBytes + (1 << 20))
-                settle(index, healthy: true)
-            } catch let error as ImageCoreError {
-                disable(index, storage, error)
-                continue
-            } catch {
-                settle(index, healthy: false)
-                continue
-            }
-            guard let object else {
-                statistics.add(.remoteMisses, storage: storage.configured.description)
-                events.emit("not in remote storage \(storage.configured): \(url)")
-                continue
-            }
-            guard let decoded = RemoteObject.decode(object) else {
-                reject(storage, url, "not a whole entry of layout \(RemoteObject.layoutVersion)")
-                continue
-            }
-            let (entry, bytes) = (decoded.entry, decoded.bytes)
-            guard entry.key == key.string else {
-                reject(storage, url, "it holds the entry of another key")
-                continue
-            }
-            guard bytes.count == entry.byteCount, Digest.xxh3Hex(bytes) == entry.checksum else {
-                reject(storage, url, "its bytes do not match their checksum")
-                continue
-            }
-            do {
-                let info = try await inspect(bytes)
-                statistics.add(.remoteHits, storage: storage.configured.description)
-                return Hit(entry: entry, bytes: bytes, info: info, storage: storage.configured.description)
-            } catch let error as ImageCoreError {
-                reject(storage, url, error.message)
-            } catch {
-                reject(storage, url, "\(error)")
+        for index in backendIndices(for: key.hash) {
+            if case .hit(let hit) = await lookup(key, in: index, url: url, maxBytes: maxBytes, inspect: inspect) {
+                return hit
             }
         }
         return nil
+    }
+
+    /// What one backend had for a key.
+    enum BackendAnswer: Sendable {
+        case hit(Hit)
+        /// Not there, or there but unusable (damaged, another key's).
+        case miss
+        /// The backend failed (now or earlier in the run) and is skipped.
+        case failed
+    }
+
+    /// Backend `index`'s verified entry for `key`.
+    func lookup(
+        _ key: CacheKey, in index: Int, url: String, maxBytes: Int,
+        inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo
+    ) async -> BackendAnswer {
+        guard await admit(index) else { return .failed }
+        let storage = backends[index]
+        let object: [UInt8]?
+        do {
+            object = try await storage.get(key.hash, maxBytes: maxBytes + (1 << 20))
+            settle(index, healthy: true)
+        } catch let error as ImageCoreError {
+            disable(index, storage, error)
+            return .failed
+        } catch {
+            settle(index, healthy: false)
+            return .failed
+        }
+        guard let object else {
+            statistics.add(.remoteMisses, storage: storage.configured.description)
+            events.emit("not in remote storage \(storage.configured): \(url)")
+            return .miss
+        }
+        guard let decoded = RemoteObject.decode(object) else {
+            reject(storage, url, "not a whole entry of layout \(RemoteObject.layoutVersion)")
+            return .miss
+        }
+        let (entry, bytes) = (decoded.entry, decoded.bytes)
+        guard entry.key == key.string else {
+            reject(storage, url, "it holds the entry of another key")
+            return .miss
+        }
+        guard bytes.count == entry.byteCount, Digest.xxh3Hex(bytes) == entry.checksum else {
+            reject(storage, url, "its bytes do not match their checksum")
+            return .miss
+        }
+        do {
+            let info = try await inspect(bytes)
+            statistics.add(.remoteHits, storage: storage.configured.description)
+            return .hit(Hit(entry: entry, bytes: bytes, info: info, storage: storage.configured.description))
+        } catch let error as ImageCoreError {
+            reject(storage, url, error.message)
+        } catch {
+            reject(storage, url, "\(error)")
+        }
+        return .miss
     }
 
     /// Uploads an entry to every writable storage that has not failed, in
@@ -125,6 +162,8 @@ final class RemoteCache: Sendable {
         let object = RemoteObject.encode(entry, bytes: bytes)
         for index in writable {
             let storage = backends[index]
+            // Waiters poll the lease's store: its lease goes once the entry is there (or failed to get there).
+            let lease = leases.withLock { $0[name] }.flatMap { $0.index == index && $0.startUpload() ? $0 : nil }
             let task = Task { [self] in
                 do {
                     try await storage.put(name, object)
@@ -137,6 +176,7 @@ final class RemoteCache: Sendable {
                                 + "nothing more is uploaded to it in this run")
                     }
                 } catch {}
+                if let lease { await release(lease) }
             }
             uploads.withLock { $0.append(task) }
         }
@@ -157,6 +197,12 @@ final class RemoteCache: Sendable {
         return results
     }
 
+    /// Runs `work` as a task that `finish()` waits for.
+    func track(_ work: @escaping @Sendable () async -> Void) {
+        let task = Task { await work() }
+        uploads.withLock { $0.append(task) }
+    }
+
     /// Waits for every upload started so far.
     func finish() async {
         while true {
@@ -175,10 +221,7 @@ final class RemoteCache: Sendable {
         configured.map { $0.first + ShardSelection.pick($0.shards, for: name) }
     }
 
-    /// The backend at `index` (for tests and leases).
-    func backend(_ index: Int) -> any RemoteStorage { backends[index] }
-
-    private func hasFailed(_ index: Int) -> Bool {
+    func hasFailed(_ index: Int) -> Bool {
         health.withLock { if case .failed = $0[index] { true } else { false } }
     }
 
@@ -221,7 +264,7 @@ final class RemoteCache: Sendable {
     /// A storage that failed is not asked again in this run; returns
     /// whether this was its first failure (an interruption is none).
     @discardableResult
-    private func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) -> Bool {
+    func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) -> Bool {
         let first = !hasFailed(index)
         settle(index, healthy: false)
         guard error.kind != .interrupted else { return false }

@@ -1,0 +1,102 @@
+/// Fleet-wide single flight: before downloading a URL found nowhere, a
+/// machine takes a lease for its key in the first writable store that holds
+/// leases (Redis; HTTP stores hold none, see `RemoteLeasing`). A machine
+/// that finds the lease taken polls that store for the entry, with backoff,
+/// trying the lease again each time: it stops when the entry arrives, when
+/// it gets the lease (the holder gave it up or died and it expired), or at
+/// the lease's duration plus a margin, and then downloads itself.
+extension RemoteCache {
+    /// What the stores say about a download about to start.
+    enum DownloadClaim: Sendable {
+        /// This process holds the lease: download, then `end` it.
+        case leased(RemoteLease)
+        /// Another machine's entry arrived (verified) while this one waited.
+        case uploaded(Hit)
+        /// No lease to be had (no store holds leases, one failed, the wait
+        /// ran out): download without one.
+        case unclaimed
+    }
+
+    /// Longest pause between two polls, and the time allowed past a lease's
+    /// duration before a waiter downloads without it.
+    static let longestPoll = 1.0
+    static let leaseMargin = 1.0
+
+    /// Takes the lease for `key`, or waits for the machine that holds it.
+    /// `pause` sleeps between polls and throws when the run is interrupted.
+    func claimDownload(
+        _ key: CacheKey, url: String, maxBytes: Int,
+        inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo,
+        pause: (Double) async throws -> Void
+    ) async throws -> DownloadClaim {
+        let name = key.hash
+        guard let index = leaseBackend(for: name), let storage = backends[index] as? any RemoteLeasing else {
+            return .unclaimed
+        }
+        let duration = storage.configured.leaseDuration
+        let deadline = WallClock.monotonic() + duration + Self.leaseMargin
+        let token = UniqueName.make()
+        var delay = 0.05
+        var waited = false
+        while true {
+            let acquired: Bool
+            do {
+                acquired = try await storage.acquireLease(name, token: token, duration: duration)
+            } catch let error as ImageCoreError {
+                disable(index, storage, error)
+                return .unclaimed
+            }
+            if acquired {
+                let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
+                // The entry may have arrived between the lookup that missed and the lease.
+                if case .hit(let hit) = await lookup(key, in: index, url: url, maxBytes: maxBytes, inspect: inspect) {
+                    end(lease)
+                    return .uploaded(hit)
+                }
+                leases.withLock { $0[name] = lease }
+                lease.startRenewing(every: duration)
+                events.emit("took the download lease in \(storage.configured): \(url)")
+                return .leased(lease)
+            }
+            if !waited {
+                events.emit("another machine is downloading, waiting for its entry in \(storage.configured): \(url)")
+                waited = true
+            }
+            guard WallClock.monotonic() + delay < deadline else {
+                events.emit("gave up waiting for another machine's download: \(url)")
+                return .unclaimed
+            }
+            try await pause(delay)
+            switch await lookup(key, in: index, url: url, maxBytes: maxBytes, inspect: inspect) {
+            case .hit(let hit): return .uploaded(hit)
+            case .failed: return .unclaimed
+            case .miss: delay = min(delay * 1.5, Self.longestPoll)
+            }
+        }
+    }
+
+    /// Ends a lease after its download: if an upload to the lease's store
+    /// was started, that upload releases it once done; otherwise now.
+    func end(_ lease: RemoteLease) {
+        guard !lease.isUploading else { return }
+        track { [self] in await release(lease) }
+    }
+
+    /// Frees the lease in its store (compare-and-delete: only if still ours).
+    func release(_ lease: RemoteLease) async {
+        leases.withLock { if $0[lease.name] === lease { $0[lease.name] = nil } }
+        guard lease.markReleased() else { return }
+        do {
+            try await lease.storage.releaseLease(lease.name, token: lease.token)
+        } catch let error as ImageCoreError {
+            disable(lease.index, lease.storage, error)
+        } catch {}
+    }
+
+    /// The first writable, unfailed backend for `name` that holds leases.
+    private func leaseBackend(for name: String) -> Int? {
+        backendIndices(for: name).first { index in
+            !backends[index].configured.readOnly && !hasFailed(index) && backends[index] is any RemoteLeasing
+        }
+    }
+}

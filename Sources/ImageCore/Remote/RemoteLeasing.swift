@@ -1,0 +1,20 @@
+/// The lease seam: a remote storage that can hold short-lived, exclusive
+/// leases, so that of all the machines about to download a URL found
+/// nowhere, one does and the others wait for its upload (groupcache's and
+/// nginx `proxy_cache_lock`'s single flight, across a fleet).
+///
+/// A lease is a hint: it saves the origin requests, it never decides what
+/// is served (every entry is verified as always), and a store that fails
+/// while leasing is skipped like one that fails a lookup.
+///
+/// Thread safety: as for `RemoteStorage`.
+protocol RemoteLeasing: RemoteStorage {
+    /// Takes the lease `name` for `duration` seconds, marked with `token`,
+    /// if nobody holds it; false if somebody does.
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> Bool
+    /// Extends the lease to `duration` seconds from now if `token` still
+    /// holds it; false if it expired or another holds it.
+    func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool
+    /// Gives the lease up if `token` still holds it.
+    func releaseLease(_ name: String, token: String) async throws
+}

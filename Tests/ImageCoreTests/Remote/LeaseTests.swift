@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// Download leases in the remote tier, against a real Redis and counting
+/// fakes: one machine downloads, the others wait for its entry.
+@Suite(.serialized, .enabled(if: LoopbackServices.haveRedis, "redis-server is not installed (make deps installs it)"))
+struct LeaseTests {
+    let url = "http://origin.example/a.png"
+    var key: CacheKey { CacheKey(url) }
+    var leaseKey: [UInt8] { Array("imgcache:\(RemoteObject.layoutVersion):lease:\(key.hash)".utf8) }
+
+    func machine(_ spec: String) throws -> RemoteCache {
+        RemoteCache(
+            try RemoteStorageURL.parseList(spec), statistics: Statistics(), events: .silent,
+            network: { throw ImageCoreError(.failure, "no network in these tests") })
+    }
+
+    func claim(_ remote: RemoteCache) async throws -> RemoteCache.DownloadClaim {
+        try await remote.claimDownload(
+            key, url: url, maxBytes: 1 << 20, inspect: { _ in Self.info },
+            pause: { try await Task.sleep(nanoseconds: UInt64($0 * 1_000_000_000)) })
+    }
+
+    static let info = ImageInfo(format: .png, width: 4, height: 3, frameCount: 1, loopCount: nil, orientation: 1)
+
+    func entry() -> CacheEntry {
+        CacheEntry(
+            key: url, url: url, info: Self.info, byteCount: Fixtures.tinyPNG.count,
+            checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: WallClock.now(),
+            response: StoredResponse(freshUntil: WallClock.now() + 3600), dataFileName: "f")
+    }
+
+    @Test func theSecondMachineWaitsForTheFirstOnesUploadAndTheLeaseGoes() async throws {
+        let redis = try RedisProcess()
+        let (a, b) = (try machine(redis.url), try machine(redis.url))
+        guard case .leased(let lease) = try await claim(a) else {
+            Issue.record("the first machine did not get the lease")
+            return
+        }
+        let connection = try redis.connect()
+        guard case .string(let token) = try connection.command([Array("GET".utf8), leaseKey]) else {
+            Issue.record("no lease in Redis")
+            return
+        }
+        #expect(String(decoding: token, as: UTF8.self) == lease.token)
+        let waiter = Task { try await claim(b) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        a.upload(entry(), bytes: Fixtures.tinyPNG, key: key, url: url)
+        a.end(lease)
+        await a.finish()
+        #expect(try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(0), "released after the upload")
+        guard case .uploaded(let hit) = try await waiter.value else {
+            Issue.record("the waiter did not get the uploaded entry")
+            return
+        }
+        #expect(hit.bytes == Fixtures.tinyPNG)
+    }
+
+    @Test func aDownloadThatStoresNothingReleasesTheLeaseAtOnce() async throws {
+        let redis = try RedisProcess()
+        let a = try machine(redis.url)
+        guard case .leased(let lease) = try await claim(a) else {
+            Issue.record("no lease")
+            return
+        }
+        a.end(lease)
+        await a.finish()
+        #expect(try redis.connect().command([Array("EXISTS".utf8), leaseKey]) == .integer(0))
+        guard case .leased = try await claim(try machine(redis.url)) else {
+            Issue.record("the next machine did not get the freed lease")
+            return
+        }
+    }
+
+    /// A holder that died leaves its lease to expire: the waiter takes it
+    /// then, not before, and well before lease plus margin.
+    @Test func aLeaseThatExpiresWhileWaitingIsTakenOver() async throws {
+        let redis = try RedisProcess()
+        _ = try redis.connect().command(
+            ["SET", String(decoding: leaseKey, as: UTF8.self), "dead-holder", "PX", "1500"].map { Array($0.utf8) })
+        let started = WallClock.monotonic()
+        let claimed = try await claim(try machine(redis.url + "|lease=1500"))
+        let waited = WallClock.monotonic() - started
+        guard case .leased = claimed else {
+            Issue.record("the waiter did not take the expired lease: \(claimed)")
+            return
+        }
+        #expect(waited > 1.0 && waited < 1.5 + RemoteCache.leaseMargin + 2, "\(waited) s")
+    }
+
+    @Test func aLeaseIsRenewedWhileTheDownloadRuns() async throws {
+        let redis = try RedisProcess()
+        let a = try machine(redis.url + "|lease=600")
+        guard case .leased(let lease) = try await claim(a) else {
+            Issue.record("no lease")
+            return
+        }
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let connection = try redis.connect()
+        #expect(try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(1), "still held after 2.5 leases")
+        a.end(lease)
+        await a.finish()
+        #expect(try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(0))
+    }
+
+    @Test func readOnlyAndFailedStoresTakeNoLeases() async throws {
+        let redis = try RedisProcess()
+        guard case .unclaimed = try await claim(try machine(redis.url + "|read-only")) else {
+            Issue.record("a read-only store gave a lease")
+            return
+        }
+        #expect(try redis.connect().command([Array("DBSIZE".utf8)]) == .integer(0))
+        // The lease goes to the first writable store that holds leases.
+        let both = try machine("\(redis.url)|read-only \(redis.url)/1")
+        guard case .leased = try await claim(both) else {
+            Issue.record("no lease in the writable store")
+            return
+        }
+        let stopped = try machine("redis://127.0.0.1:\(try LoopbackServices.freePort())")
+        guard case .unclaimed = try await claim(stopped) else {
+            Issue.record("a dead store gave a lease")
+            return
+        }
+    }
+
+    /// A store that grants leases to someone else but never receives the
+    /// entry: the waiter stops at the lease's duration plus the margin.
+    @Test func aLeaseWhoseEntryNeverArrivesEndsTheWait() async throws {
+        let store = FakeLeasingStore(alwaysTaken: true, leaseDuration: 0.4)
+        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent)
+        let started = WallClock.monotonic()
+        guard case .unclaimed = try await claim(remote) else {
+            Issue.record("expected to give up and download")
+            return
+        }
+        let waited = WallClock.monotonic() - started
+        #expect(waited > 0.4 && waited < 0.4 + RemoteCache.leaseMargin + 2, "\(waited) s")
+        #expect(store.gets.load(ordering: .relaxed) >= 3, "polled with backoff")
+        #expect(store.gets.load(ordering: .relaxed) < 40, "backoff, not a busy loop")
+    }
+}
+
+/// A leasing store whose lease is always someone else's, and which never has the object.
+final class FakeLeasingStore: RemoteLeasing {
+    let configured: RemoteStorageURL
+    let alwaysTaken: Bool
+    let gets = Atomic<Int>(0)
+
+    init(alwaysTaken: Bool, leaseDuration: Double) {
+        var configured = try! RemoteStorageURL(parsing: "redis://fake.invalid")
+        configured.leaseDuration = leaseDuration
+        self.configured = configured
+        self.alwaysTaken = alwaysTaken
+    }
+
+    func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {
+        gets.add(1, ordering: .relaxed)
+        return nil
+    }
+    func put(_ name: String, _ object: [UInt8]) async throws {}
+    func delete(_ name: String) async throws -> Bool { false }
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> Bool { !alwaysTaken }
+    func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool { !alwaysTaken }
+    func releaseLease(_ name: String, token: String) async throws {}
+}
