@@ -2,11 +2,12 @@
 /// after a check against the size limit. Closing it (or dropping it) closes
 /// the file; the file's name outlives it, for the caller to rename into the
 /// cache or remove. The bytes are kept in memory too, so the caller, who
-/// verifies and checksums them, need not read the file back.
+/// verifies and checksums them, need not read the file back; a sink made
+/// with `init()` keeps them only there.
 final class BodySink {
-    /// Where the body is written.
+    /// Where the body is written; empty for a sink in memory only.
     private(set) var path: String
-    private let file: OpenFile
+    private let file: OpenFile?
     /// Bytes written by this transfer.
     private(set) var received = 0
     /// What this transfer wrote, in order.
@@ -16,6 +17,12 @@ final class BodySink {
     init(_ file: OpenFile) {
         self.file = file
         self.path = file.path
+    }
+
+    /// A sink keeping the body in memory only.
+    init() {
+        file = nil
+        path = ""
     }
 
     /// A sink writing to a new private temporary file in `directory`.
@@ -30,7 +37,7 @@ final class BodySink {
         guard kept + received + chunk.count <= limit else {
             throw ImageCoreError.over(.maxBytes, "body larger than the limit of \(limit) bytes")
         }
-        try file.write(chunk)
+        try file?.write(chunk)
         grow(toHold: bytes.count + chunk.count)
         bytes.append(contentsOf: chunk)
         received += chunk.count
@@ -64,8 +71,8 @@ final class BodySink {
     func moved(to newPath: String) { path = newPath }
 
     /// Whether the file is still open.
-    var isOpen: Bool { file.descriptor >= 0 }
+    var isOpen: Bool { file.map { $0.descriptor >= 0 } ?? false }
 
     /// Closes the file (once), releasing any lock on it.
-    func close() { file.close() }
+    func close() { file?.close() }
 }

@@ -11,9 +11,13 @@ struct TransferBody: @unchecked Sendable {
     let resumable: ResumableBody?
 
     /// Opens the body of `request`: its partial file if it has one and no
-    /// other process holds it, else a new file in `temporaryDirectory`.
+    /// other process holds it, else a new file in `temporaryDirectory`, or
+    /// no file at all if the body is kept in memory.
     init(for request: DownloadRequest, temporaryDirectory: String) throws {
-        if let path = request.resumableBodyPath, let partial = PartialDownload.open(path, url: request.url) {
+        if request.keepsBodyInMemory {
+            resumable = nil
+            sink = BodySink()
+        } else if let path = request.resumableBodyPath, let partial = PartialDownload.open(path, url: request.url) {
             resumable = ResumableBody(partial)
             sink = BodySink(partial.file)
         } else {
@@ -32,7 +36,7 @@ struct TransferBody: @unchecked Sendable {
     static func remove(_ sink: BodySink, resumable: ResumableBody?) {
         if let resumable {
             PartialDownload.discard(resumable.partial.path)
-        } else {
+        } else if !sink.path.isEmpty {
             _ = try? POSIXFile.remove(sink.path)
         }
     }

@@ -38,6 +38,11 @@ public struct DownloadRequest: Sendable {
     /// Whether the body must look like an image (sniffed as it arrives);
     /// false for remote-storage objects, which carry their own header.
     public var expectsImage = true
+    /// Whether the body is kept in memory only, never written to a file
+    /// (`DownloadResponse.bodyPath` is then empty): remote-storage objects,
+    /// read whole and checked before anything of them is stored. Saves a
+    /// file's creation and removal per object.
+    public var keepsBodyInMemory = false
     /// Extra request headers.
     public var headers: [HTTPHeader] = []
     /// "user:password" for HTTP authentication; sent only to the original host.

@@ -27,26 +27,25 @@ final class HTTPRemoteStorage: RemoteStorage {
         var request = self.request("GET", name)
         request.maxBytes = maxBytes
         guard let response = try await send(request, missingIsNil: true) else { return nil }
-        defer { _ = try? POSIXFile.remove(response.bodyPath) }
-        return try response.body ?? POSIXFile.read(response.bodyPath)
+        return response.body ?? []
     }
 
     func put(_ name: String, _ object: [UInt8]) async throws {
         var request = self.request("PUT", name)
         request.uploadBody = object
-        if let response = try await send(request, missingIsNil: false) { _ = try? POSIXFile.remove(response.bodyPath) }
+        _ = try await send(request, missingIsNil: false)
     }
 
     func delete(_ name: String) async throws -> Bool {
-        guard let response = try await send(request("DELETE", name), missingIsNil: true) else { return false }
-        _ = try? POSIXFile.remove(response.bodyPath)
-        return true
+        try await send(request("DELETE", name), missingIsNil: true) != nil
     }
 
     private func request(_ method: String, _ name: String) -> DownloadRequest {
         var request = DownloadRequest(url: "\(base)/imgcache/\(RemoteObject.layoutVersion)/\(name)")
         request.method = method
         request.expectsImage = false
+        // Objects are checked whole before anything is stored: no body file.
+        request.keepsBodyInMemory = true
         request.credentials = credentials
         request.timeout = configured.timeout
         request.connectTimeout = configured.connectTimeout
