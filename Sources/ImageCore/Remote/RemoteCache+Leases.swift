@@ -49,7 +49,9 @@ extension RemoteCache {
             if acquired {
                 let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
                 // The entry may have arrived between the lookup that missed and the lease.
-                if case .hit(let hit) = await lookup(key, in: index, url: url, maxBytes: maxBytes, inspect: inspect) {
+                let again = await lookup(
+                    key, in: index, url: url, maxBytes: maxBytes, countsMiss: false, inspect: inspect)
+                if case .hit(let hit) = again {
                     end(lease)
                     return .uploaded(hit)
                 }
@@ -67,7 +69,7 @@ extension RemoteCache {
                 return .unclaimed
             }
             try await pause(delay)
-            switch await lookup(key, in: index, url: url, maxBytes: maxBytes, inspect: inspect) {
+            switch await lookup(key, in: index, url: url, maxBytes: maxBytes, countsMiss: false, inspect: inspect) {
             case .hit(let hit): return .uploaded(hit)
             case .failed: return .unclaimed
             case .miss: delay = min(delay * 1.5, Self.longestPoll)

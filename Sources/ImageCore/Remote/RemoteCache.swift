@@ -105,9 +105,10 @@ final class RemoteCache: Sendable {
         case failed
     }
 
-    /// Backend `index`'s verified entry for `key`.
+    /// Backend `index`'s verified entry for `key`. A poll while waiting for
+    /// another machine's upload (`countsMiss` false) is not a miss of its own.
     func lookup(
-        _ key: CacheKey, in index: Int, url: String, maxBytes: Int,
+        _ key: CacheKey, in index: Int, url: String, maxBytes: Int, countsMiss: Bool = true,
         inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo
     ) async -> BackendAnswer {
         guard await admit(index) else { return .failed }
@@ -124,8 +125,10 @@ final class RemoteCache: Sendable {
             return .failed
         }
         guard let object else {
-            statistics.add(.remoteMisses, storage: storage.configured.description)
-            events.emit("not in remote storage \(storage.configured): \(url)")
+            if countsMiss {
+                statistics.add(.remoteMisses, storage: storage.configured.description)
+                events.emit("not in remote storage \(storage.configured): \(url)")
+            }
             return .miss
         }
         guard let decoded = RemoteObject.decode(object) else {
