@@ -144,6 +144,9 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
         return text
     }
 
+    /// The URL alone, password replaced by `***`: how `stat` names a store (or shard).
+    public var maskedURL: String { Self.masked(url) }
+
     /// The URL without its `user:password@`, and that user info, if any.
     public var withoutCredentials: (url: String, credentials: String?) {
         let parts = Self.split(url)

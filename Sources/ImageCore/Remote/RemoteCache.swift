@@ -126,7 +126,7 @@ final class RemoteCache: Sendable {
         }
         guard let object else {
             if countsMiss {
-                statistics.add(.remoteMisses, storage: storage.configured.description)
+                statistics.add(.remoteMisses, storage: storage.configured.maskedURL)
                 events.emit("not in remote storage \(storage.configured): \(url)")
             }
             return .miss
@@ -146,7 +146,7 @@ final class RemoteCache: Sendable {
         }
         do {
             let info = try await inspect(bytes)
-            statistics.add(.remoteHits, storage: storage.configured.description)
+            statistics.add(.remoteHits, storage: storage.configured.maskedURL)
             return .hit(Hit(entry: entry, bytes: bytes, info: info, storage: storage.configured.description))
         } catch let error as ImageCoreError {
             reject(storage, url, error.message)
@@ -170,7 +170,7 @@ final class RemoteCache: Sendable {
             let task = Task { [self] in
                 do {
                     try await storage.put(name, object)
-                    statistics.add(.remoteUploads, storage: storage.configured.description)
+                    statistics.add(.remoteUploads, storage: storage.configured.maskedURL)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
                     if disable(index, storage, error) {
@@ -271,14 +271,14 @@ final class RemoteCache: Sendable {
         let first = !hasFailed(index)
         settle(index, healthy: false)
         guard error.kind != .interrupted else { return false }
-        statistics.add(.remoteErrors, storage: storage.configured.description)
+        statistics.add(.remoteErrors, storage: storage.configured.maskedURL)
         if first { events.emit("remote storage failed, not asked again in this run: \(error.message)") }
         return first
     }
 
     /// A damaged or foreign object: ignored (the origin's copy replaces it).
     private func reject(_ storage: any RemoteStorage, _ url: String, _ why: String) {
-        statistics.add(.remoteErrors, storage: storage.configured.description)
+        statistics.add(.remoteErrors, storage: storage.configured.maskedURL)
         events.emit("ignored the entry in remote storage \(storage.configured) for \(url): \(why)")
     }
 }

@@ -54,7 +54,8 @@ struct ShardTests {
         let origin = try NginxOrigin(count: Self.count)
         let (one, two) = (try RedisProcess(), try RedisProcess())
         let shards = [RemoteStorageURL.Shard(name: String(one.port)), RemoteStorageURL.Shard(name: String(two.port))]
-        let remote = "redis://127.0.0.1:*|shards=\(one.port),\(two.port)"
+        // Patient timeouts: a live shard that answers late on a loaded machine would send its keys to the origin.
+        let remote = "redis://127.0.0.1:*|shards=\(one.port),\(two.port)|timeout=5000|connect-timeout=2000"
         let input = Array(origin.urls.joined(separator: "\n").utf8)
         let a = try TemporaryDirectory()
         let first = try CLI.run(["prefetch", "--remote-storage", remote], cacheDir: a.path, stdin: input, timeout: 120)
