@@ -20,7 +20,7 @@ struct LeaseTests {
         let patient = spec.split(separator: " ").map { $0 + "|timeout=5000|connect-timeout=2000" }
         return RemoteCache(
             try RemoteStorageURL.parseList(patient.joined(separator: " ")), statistics: Statistics(), events: .silent,
-            network: { throw ImageCoreError(.failure, "no network in these tests") })
+            network: CountingLoader(directory: "/nonexistent", answers: [:]))
     }
 
     func claim(_ remote: RemoteCache) async throws -> RemoteCache.DownloadClaim {
