@@ -166,6 +166,17 @@ final class NetworkFetch: Sendable {
             case .none: break
             }
         }
+        // Found nowhere: one machine of the fleet downloads, the others wait for its upload.
+        var lease: RemoteLease?
+        if let remote, local.stale == nil, !request.refresh {
+            let claim = try await claimRemoteDownload(remote, request, key: key)
+            switch claim.outcome {
+            case .served(let fetched)?: return fetched
+            case .lendsValidators(let kept)?: local = .stale(kept)
+            case nil: lease = claim.lease
+            }
+        }
+        defer { if let lease { remote?.end(lease) } }
         return try await fetchFromOrigin(request, key: key, local: local)
     }
 

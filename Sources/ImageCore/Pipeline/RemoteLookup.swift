@@ -16,6 +16,27 @@ extension NetworkFetch {
                 key, url: request.url, maxBytes: request.download.maxBytes,
                 inspect: { [verify] in try await verify($0) })
         else { return nil }
+        return try adopt(hit, request, key: key)
+    }
+
+    /// Before downloading a URL found nowhere: the fleet's lease for it
+    /// (`RemoteCache+Leases.swift`). Either this process holds it and
+    /// downloads, or another machine's entry arrived while it waited.
+    func claimRemoteDownload(
+        _ remote: RemoteCache, _ request: ImageRequest, key: CacheKey
+    ) async throws -> (outcome: RemoteOutcome?, lease: RemoteLease?) {
+        let claim = try await remote.claimDownload(
+            key, url: request.url, maxBytes: request.download.maxBytes,
+            inspect: { [verify] in try await verify($0) }, pause: { [self] in try await pause($0) })
+        switch claim {
+        case .uploaded(let hit): return (try adopt(hit, request, key: key), nil)
+        case .leased(let lease): return (nil, lease)
+        case .unclaimed: return (nil, nil)
+        }
+    }
+
+    /// A verified remote entry, stored locally and served if fresh.
+    private func adopt(_ hit: RemoteCache.Hit, _ request: ImageRequest, key: CacheKey) throws -> RemoteOutcome? {
         let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
         var local: CachedData?
         if decision != .mismatch && request.storesToDisk {

@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// Machines (cache directories, processes) started together on the same
+/// list, sharing one Redis: the lease lets one of them download each URL
+/// while the others wait for its upload.
+@Suite(
+    .serialized,
+    .enabled(if: LoopbackServices.haveRedis, "redis-server is not installed (make deps installs it)"))
+struct FleetTests {
+    /// A distinct 8×8 PNG per index.
+    static func image(_ index: Int) throws -> [UInt8] {
+        var pixels: [UInt8] = []
+        for pixel in 0..<64 { pixels += [UInt8(index % 256), UInt8(pixel * 4), 7, 255] }
+        return try PNGEncoder.encode(pixels, width: 8, height: 8)
+    }
+
+    @Test func sixMachinesStartedTogetherDownloadEachURLOnce() throws {
+        let count = 30
+        let origin = try TestHTTPServer()
+        var images: [String: [UInt8]] = [:]
+        for index in 0..<count {
+            let bytes = try Self.image(index)
+            // About 200 ms per answer, as a slow origin's.
+            origin.route(
+                "/i\(index).png",
+                .trickle(bytes, bytesPerSecond: bytes.count * 5, headers: ["Cache-Control": "max-age=3600"]))
+            images[origin.url("/i\(index).png")] = bytes
+        }
+        let redis = try RedisProcess()
+        let work = try TemporaryDirectory()
+        let list = "\(work.path)/list.txt"
+        try images.keys.sorted().joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let machines = try (0..<6).map { _ in try TemporaryDirectory() }
+        let processes = try machines.map { machine in
+            try CLI.start(["prefetch", "--remote-storage", redis.url, list], cacheDir: machine.path, stdinPath: list)
+        }
+        let deadline = Date().addingTimeInterval(120)
+        for process in processes {
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let gets = images.keys.map { origin.requestCount(for: String($0.dropFirst(origin.url("").count))) }
+        // Each URL once; a few extra only if a store operation timed out on a loaded machine.
+        #expect(gets.reduce(0, +) <= count + 3, "\(gets.reduce(0, +)) GETs for \(count) URLs")
+        for machine in machines {
+            let run = try CLI.run(
+                ["prefetch", "--json", "--offline", "--no-remote-storage", list], cacheDir: machine.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            let served = records(run)
+            #expect(served.count == count)
+            for record in served {
+                let path = try #require(record["path"] as? String)
+                let url = try #require(record["url"] as? String)
+                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == images[url], "\(url)")
+            }
+        }
+    }
+
+    /// The leaseholder is SIGKILLed mid-download: its lease is no longer
+    /// renewed, and the next machine takes it over when it expires.
+    @Test func aKilledLeaseholderDelaysTheOthersByAtMostTheLease() throws {
+        let origin = try TestHTTPServer()
+        let bytes = try Self.image(1)
+        // About four seconds per answer.
+        origin.route(
+            "/slow.png", .trickle(bytes, bytesPerSecond: bytes.count / 4, headers: ["Cache-Control": "max-age=3600"]))
+        let redis = try RedisProcess()
+        let remote = redis.url + "|lease=2000"
+        let holder = try CLI.start(
+            ["fetch", "--remote-storage", remote, origin.url("/slow.png")], cacheDir: try TemporaryDirectory().path,
+            stdinPath: "/dev/null")
+        let leaseKey = Array("imgcache:\(RemoteObject.layoutVersion):lease:\(CacheKey(origin.url("/slow.png")).hash)".utf8)
+        let connection = try redis.connect()
+        var leased = false
+        for _ in 0..<500 where !leased {
+            leased = try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(1)
+            if !leased { usleep(20_000) }
+        }
+        #expect(leased, "the first machine took no lease")
+        usleep(300_000)
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        let started = Date()
+        let other = try CLI.run(
+            ["fetch", "-v", "--remote-storage", remote, origin.url("/slow.png")],
+            cacheDir: try TemporaryDirectory().path, timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(other.status == 0 && other.stdout == bytes, "\(other.stderr)")
+        #expect(other.stderr.contains("another machine is downloading"), "\(other.stderr)")
+        #expect(other.stderr.contains("took the download lease"), "\(other.stderr)")
+        // At most the lease (2 s), the poll margin, and its own 4 s download, with room for a loaded machine.
+        #expect(elapsed < 2 + RemoteCache.leaseMargin + 4 + 6, "\(elapsed) s")
+        #expect(origin.requestCount(for: "/slow.png") == 2)
+    }
+}
