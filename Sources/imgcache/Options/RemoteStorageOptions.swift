@@ -9,7 +9,8 @@ struct RemoteStorageOptions: ParsableArguments {
         help: ArgumentHelp(
             "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
                 + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS, "
-                + "|shards=A,B,… (the URL's * replaced by the key's shard) "
+                + "|shards=A,B,… (the URL's * replaced by the key's shard), |lease=MS (how long a machine "
+                + "downloading a URL makes the others wait for its upload; default 30000; Redis only) "
                 + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
             valueName: "url"))
     var remoteStorage: String?
