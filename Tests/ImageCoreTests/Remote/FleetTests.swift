@@ -75,7 +75,8 @@ struct FleetTests {
         let holder = try CLI.start(
             ["fetch", "--remote-storage", remote, origin.url("/slow.png")], cacheDir: try TemporaryDirectory().path,
             stdinPath: "/dev/null")
-        let leaseKey = Array("imgcache:\(RemoteObject.layoutVersion):lease:\(CacheKey(origin.url("/slow.png")).hash)".utf8)
+        let leaseKey = Array(
+            "imgcache:\(RemoteObject.layoutVersion):lease:\(CacheKey(origin.url("/slow.png")).hash)".utf8)
         let connection = try redis.connect()
         var leased = false
         for _ in 0..<500 where !leased {
