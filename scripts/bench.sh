@@ -349,6 +349,15 @@ for source in origin webdav redis; do
 	flag="--remote-storage URL"; [ "$source" = origin ] && flag="--no-remote-storage"
 	row "| 9 prefetch 1000 ${remote_labels[$source]} | \`imgcache prefetch $flag list\` | $(median_of "${remote_times[$source]}") s | $(ratio "$base" "$m") (origin / this) |"
 done
+# Issue 28's goals: a warm store as fast as the origin (time from the store / time from the origin).
+REMOTE_BASE=$base REMOTE_WEBDAV=$(med_of "${remote_times[webdav]}") REMOTE_REDIS=$(med_of "${remote_times[redis]}")
+
+# ---- 13. (issue 28) A fleet sharing remote storage: 6 machines started
+# together, a killed leaseholder, two Redis shards (scripts/bench-fleet.sh).
+say "13. a fleet sharing remote storage"
+bash "$HERE/scripts/bench-fleet.sh" "$IMGCACHE" "$WORK/fleet" > "$WORK/fleet.out"
+grep '^| 13' "$WORK/fleet.out" >> "$ROWS" || true
+FLEET_GOALS=$(grep '^GOAL|' "$WORK/fleet.out" || true)
 
 # ---- 11. (issue 17) AVIF decode against avifdec, animated thumbnails. ---------------------------------
 # avifdec writes PNG only (or Y4M, which skips the RGB conversion), so it runs
@@ -405,6 +414,13 @@ decode_pipeline=$(awk -v a="${HF_MEDIANS["12b decode Adobe RGB → sRGB PPM#1"]}
 	-v b="${HF_MEDIANS["12b decode Adobe RGB → sRGB PPM#2"]}" 'BEGIN { printf "%.2f", a + b }')
 goal "\`--decode ppm\` Adobe RGB → sRGB vs \`djpeg\` + \`tificc\`" "$(ratio "$decode_ic" "$decode_pipeline")" 1.3 \
 	"$decode_ic ms vs $decode_pipeline ms"
+goal "warm nginx WebDAV remote vs origin, prefetch of 1000 (issue 28)" "$(ratio "$REMOTE_WEBDAV" "$REMOTE_BASE")" 1.2 \
+	"$REMOTE_WEBDAV s vs $REMOTE_BASE s"
+goal "warm Redis remote vs origin, prefetch of 1000 (issue 28)" "$(ratio "$REMOTE_REDIS" "$REMOTE_BASE")" 1.2 \
+	"$REMOTE_REDIS s vs $REMOTE_BASE s"
+while IFS='|' read -r _ name value limit note; do
+	[ -n "$name" ] && goal "$name (issue 28)" "$value" "$limit" "$note"
+done <<< "$FLEET_GOALS"
 goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEGIN { printf "%.1f", k / 1024 }')" 24 "absolute, not a ratio"
 
 {
