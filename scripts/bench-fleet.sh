@@ -61,13 +61,12 @@ start_fleet() {
 	done
 }
 
-# Waits for the machines in MPIDS; echoes how many exited 0.
+# Waits for the machines in MPIDS (in this shell: they are its children); OK = how many exited 0.
 wait_fleet() {
-	local ok=0
+	OK=0
 	for pid in "${MPIDS[@]}"; do
-		if wait "$pid"; then ok=$((ok + 1)); fi
+		if wait "$pid"; then OK=$((OK + 1)); fi
 	done
-	echo $ok
 }
 
 # Entries every machine ($@: machine numbers) holds with the origin's bytes.
@@ -104,12 +103,12 @@ for mode in none lease; do
 	else
 		start_fleet "$remote"
 	fi
-	ok=$(wait_fleet)
+	wait_fleet
 	secs=$(since "$start")
 	gets=$(wc -l < "$WORK/gets.log")
 	right=$(right_entries $(seq $MACHINES))
 	label="no remote storage"; [ $mode = lease ] && label="one Redis, leases"
-	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | $label | $secs s, $gets origin GETs, $ok/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
+	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | $label | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
 	[ $mode = lease ] && echo "GOAL|fleet of $MACHINES started together: origin GETs for $COUNT URLs|$gets|$((COUNT + 3))|$right/$((MACHINES * COUNT)) entries right, $secs s"
 done
 
@@ -128,11 +127,11 @@ killed=$(now)
 others=()
 for pid in "${MPIDS[@]}"; do [ "$pid" = "$victim" ] || others+=("$pid"); done
 MPIDS=("${others[@]}")
-ok=$(wait_fleet)
+wait_fleet
 after=$(since "$killed")
 gets=$(wc -l < "$WORK/gets.log")
-echo "| 13 fleet: the leaseholder SIGKILLed (lease ${LEASE_MS} ms) | one Redis, leases | others done $after s after the kill, $ok/$((MACHINES - 1)) exit 0, $gets origin GETs | – |"
-echo "GOAL|leaseholder SIGKILLed: the others' exit after the kill (s)|$after|$(awk -v l=$LEASE_MS 'BEGIN { print l / 1000 + 5 }')|$ok/$((MACHINES - 1)) exit 0; lease + 5 s"
+echo "| 13 fleet: the leaseholder SIGKILLed (lease ${LEASE_MS} ms) | one Redis, leases | others done $after s after the kill, $OK/$((MACHINES - 1)) exit 0, $gets origin GETs | – |"
+echo "GOAL|leaseholder SIGKILLed: the others' exit after the kill (s)|$after|$(awk -v l=$LEASE_MS 'BEGIN { print l / 1000 + 5 }')|$OK/$((MACHINES - 1)) exit 0; lease + 5 s"
 
 # ---- c. Two Redis shards.
 say "13c. two Redis shards, 1000 URLs; then one stopped"

@@ -50,9 +50,14 @@ final class RedisRemoteStorage: RemoteLeasing {
         return false
     }
 
-    func acquireLease(_ name: String, token: String, duration: Double) async throws -> Bool {
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
         let reply = try await run(["SET", leaseKey(name), token, "NX", "PX", String(Self.milliseconds(duration))])
-        return reply == .status("OK")
+        if reply == .status("OK") { return .acquired }
+        // How long the holder's lease runs unless renewed: a waiter waits that long.
+        guard case .integer(let milliseconds) = try await run(["PTTL", leaseKey(name)]) else {
+            return .held(remaining: nil)
+        }
+        return .held(remaining: milliseconds >= 0 ? Double(milliseconds) / 1000 : nil)
     }
 
     func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {

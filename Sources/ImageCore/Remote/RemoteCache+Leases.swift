@@ -3,8 +3,10 @@
 /// leases (Redis; HTTP stores hold none, see `RemoteLeasing`). A machine
 /// that finds the lease taken polls that store for the entry, with backoff,
 /// trying the lease again each time: it stops when the entry arrives, when
-/// it gets the lease (the holder gave it up or died and it expired), or at
-/// the lease's duration plus a margin, and then downloads itself.
+/// it gets the lease (the holder gave it up, or died and it expired), or
+/// when the lease's expiry (as the store last reported it: a live holder
+/// renews it) passes by a margin without the lease coming free, and then
+/// downloads itself.
 extension RemoteCache {
     /// What the stores say about a download about to start.
     enum DownloadClaim: Sendable {
@@ -34,19 +36,26 @@ extension RemoteCache {
             return .unclaimed
         }
         let duration = storage.configured.leaseDuration
-        let deadline = WallClock.monotonic() + duration + Self.leaseMargin
+        // When the holder's lease runs out unless renewed: as the store last
+        // reported it, moved only forward, and not by a lease at its end (a
+        // store that keeps one there is waited for once, not forever).
+        var expiry = WallClock.monotonic() + duration
         let token = UniqueName.make()
         var delay = 0.05
         var waited = false
         while true {
-            let acquired: Bool
+            let answer: LeaseAnswer
             do {
-                acquired = try await storage.acquireLease(name, token: token, duration: duration)
+                answer = try await storage.acquireLease(name, token: token, duration: duration)
             } catch let error as ImageCoreError {
                 disable(index, storage, error)
                 return .unclaimed
             }
-            if acquired {
+            if case .held(let remaining?) = answer, remaining > 0 {
+                // The holder's lease, renewed while it downloads, sets how long to wait.
+                expiry = max(expiry, WallClock.monotonic() + remaining)
+            }
+            if answer == .acquired {
                 let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
                 // The entry may have arrived between the lookup that missed and the lease.
                 let again = await lookup(
@@ -64,11 +73,13 @@ extension RemoteCache {
                 events.emit("another machine is downloading, waiting for its entry in \(storage.configured): \(url)")
                 waited = true
             }
-            guard WallClock.monotonic() + delay < deadline else {
+            let now = WallClock.monotonic()
+            let deadline = expiry + Self.leaseMargin
+            guard now < deadline else {
                 events.emit("gave up waiting for another machine's download: \(url)")
                 return .unclaimed
             }
-            try await pause(delay)
+            try await pause(min(delay, deadline - now))
             switch await lookup(key, in: index, url: url, maxBytes: maxBytes, countsMiss: false, inspect: inspect) {
             case .hit(let hit): return .uploaded(hit)
             case .failed: return .unclaimed

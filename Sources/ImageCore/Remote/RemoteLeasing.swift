@@ -10,11 +10,19 @@
 /// Thread safety: as for `RemoteStorage`.
 protocol RemoteLeasing: RemoteStorage {
     /// Takes the lease `name` for `duration` seconds, marked with `token`,
-    /// if nobody holds it; false if somebody does.
-    func acquireLease(_ name: String, token: String, duration: Double) async throws -> Bool
+    /// if nobody holds it.
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer
     /// Extends the lease to `duration` seconds from now if `token` still
     /// holds it; false if it expired or another holds it.
     func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool
     /// Gives the lease up if `token` still holds it.
     func releaseLease(_ name: String, token: String) async throws
+}
+
+/// What a store answered to a request for a lease.
+enum LeaseAnswer: Sendable, Equatable {
+    /// The lease is the caller's.
+    case acquired
+    /// Another holds it, for `remaining` seconds more unless renewed (nil: unknown).
+    case held(remaining: Double?)
 }

@@ -104,8 +104,13 @@ struct LeaseTests {
         let storage = RedisRemoteStorage(try RemoteStorageURL(parsing: redis.url + "|timeout=5000"))
         let connection = try redis.connect()
         let leaseName = String(decoding: leaseKey, as: UTF8.self)
-        #expect(try await storage.acquireLease(key.hash, token: "mine", duration: 600))
-        #expect(try await !storage.acquireLease(key.hash, token: "theirs", duration: 600))
+        #expect(try await storage.acquireLease(key.hash, token: "mine", duration: 600) == .acquired)
+        guard case .held(let remaining?) = try await storage.acquireLease(key.hash, token: "theirs", duration: 600)
+        else {
+            Issue.record("a held lease was granted again, or its time is unknown")
+            return
+        }
+        #expect(remaining > 500 && remaining <= 600)
         #expect(try await storage.renewLease(key.hash, token: "mine", duration: 1200))
         guard case .integer(let left) = try connection.command(["PTTL", leaseName].map { Array($0.utf8) }) else {
             Issue.record("no PTTL")
@@ -157,6 +162,21 @@ struct LeaseTests {
         }
     }
 
+    /// A holder that keeps renewing its lease is waited for past the lease
+    /// time: its download is slow, not dead.
+    @Test func aWaiterWaitsAsLongAsTheHolderRenews() async throws {
+        let object = RemoteObject.encode(entry(), bytes: Fixtures.tinyPNG)
+        // Arrives after three lease times plus the margin.
+        let store = FakeLeasingStore(
+            alwaysTaken: true, leaseDuration: 0.4, holderRenews: true, object: object, arrivingAfter: 2.5)
+        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent)
+        guard case .uploaded(let hit) = try await claim(remote) else {
+            Issue.record("the waiter gave up while the holder renewed its lease")
+            return
+        }
+        #expect(hit.bytes == Fixtures.tinyPNG)
+    }
+
     /// A store that grants leases to someone else but never receives the
     /// entry: the waiter stops at the lease's duration plus the margin.
     @Test func aLeaseWhoseEntryNeverArrivesEndsTheWait() async throws {
@@ -174,29 +194,46 @@ struct LeaseTests {
     }
 }
 
-/// A leasing store that never has the object, and whose lease is always
-/// someone else's (`alwaysTaken`) or always free; it counts what it is asked.
+/// A leasing store that counts what it is asked. Its lease is free
+/// (`alwaysTaken` false) or always someone else's: a holder that died when
+/// the store was made, or (`holderRenews`) a live one that keeps renewing it.
+/// It has the object only from `objectArrives` on (monotonic time), if given.
 final class FakeLeasingStore: RemoteLeasing {
     let configured: RemoteStorageURL
     let alwaysTaken: Bool
+    let holderRenews: Bool
+    let object: [UInt8]?
+    let objectArrives: Double
     let gets = Atomic<Int>(0)
     let renewals = Atomic<Int>(0)
     let releases = Atomic<Int>(0)
+    private let othersExpiry: Double
 
-    init(alwaysTaken: Bool, leaseDuration: Double) {
+    init(
+        alwaysTaken: Bool, leaseDuration: Double, holderRenews: Bool = false, object: [UInt8]? = nil,
+        arrivingAfter delay: Double = 0
+    ) {
         var configured = try! RemoteStorageURL(parsing: "redis://fake.invalid")
         configured.leaseDuration = leaseDuration
         self.configured = configured
         self.alwaysTaken = alwaysTaken
+        self.holderRenews = holderRenews
+        self.object = object
+        objectArrives = WallClock.monotonic() + delay
+        othersExpiry = WallClock.monotonic() + leaseDuration
     }
 
     func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {
         gets.add(1, ordering: .relaxed)
-        return nil
+        return WallClock.monotonic() >= objectArrives ? object : nil
     }
     func put(_ name: String, _ object: [UInt8]) async throws {}
     func delete(_ name: String) async throws -> Bool { false }
-    func acquireLease(_ name: String, token: String, duration: Double) async throws -> Bool { !alwaysTaken }
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
+        guard alwaysTaken else { return .acquired }
+        let remaining = holderRenews ? configured.leaseDuration : max(0, othersExpiry - WallClock.monotonic())
+        return .held(remaining: remaining)
+    }
     func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
         renewals.add(1, ordering: .relaxed)
         return !alwaysTaken
