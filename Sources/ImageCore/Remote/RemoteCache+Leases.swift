@@ -39,7 +39,7 @@ extension RemoteCache {
         // When the holder's lease runs out unless renewed: as the store last
         // reported it, moved only forward, and not by a lease at its end (a
         // store that keeps one there is waited for once, not forever).
-        var expiry = WallClock.monotonic() + duration
+        var expiry = MonotonicClock.now() + duration
         let token = UniqueName.make()
         var delay = 0.05
         var waited = false
@@ -53,7 +53,7 @@ extension RemoteCache {
             }
             if case .held(let remaining?) = answer, remaining > 0 {
                 // The holder's lease, renewed while it downloads, sets how long to wait.
-                expiry = max(expiry, WallClock.monotonic() + remaining)
+                expiry = max(expiry, MonotonicClock.now() + remaining)
             }
             if answer == .acquired {
                 let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
@@ -73,7 +73,7 @@ extension RemoteCache {
                 events.emit("another machine is downloading, waiting for its entry in \(storage.configured): \(url)")
                 waited = true
             }
-            let now = WallClock.monotonic()
+            let now = MonotonicClock.now()
             let deadline = expiry + Self.leaseMargin
             guard now < deadline else {
                 events.emit("gave up waiting for another machine's download: \(url)")

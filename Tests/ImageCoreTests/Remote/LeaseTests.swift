@@ -86,9 +86,9 @@ struct LeaseTests {
         let redis = try RedisProcess()
         _ = try redis.connect().command(
             ["SET", String(decoding: leaseKey, as: UTF8.self), "dead-holder", "PX", "1500"].map { Array($0.utf8) })
-        let started = WallClock.monotonic()
+        let started = MonotonicClock.now()
         let claimed = try await claim(try machine(redis.url + "|lease=1500"))
-        let waited = WallClock.monotonic() - started
+        let waited = MonotonicClock.now() - started
         guard case .leased = claimed else {
             Issue.record("the waiter did not take the expired lease: \(claimed)")
             return
@@ -182,12 +182,12 @@ struct LeaseTests {
     @Test func aLeaseWhoseEntryNeverArrivesEndsTheWait() async throws {
         let store = FakeLeasingStore(alwaysTaken: true, leaseDuration: 0.4)
         let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent)
-        let started = WallClock.monotonic()
+        let started = MonotonicClock.now()
         guard case .unclaimed = try await claim(remote) else {
             Issue.record("expected to give up and download")
             return
         }
-        let waited = WallClock.monotonic() - started
+        let waited = MonotonicClock.now() - started
         #expect(waited > 0.4 && waited < 0.4 + RemoteCache.leaseMargin + 30, "\(waited) s")
         #expect(store.gets.load(ordering: .relaxed) >= 1, "polled")
         #expect(store.gets.load(ordering: .relaxed) < 40, "backoff, not a busy loop")
@@ -219,19 +219,19 @@ final class FakeLeasingStore: RemoteLeasing {
         self.alwaysTaken = alwaysTaken
         self.holderRenews = holderRenews
         self.object = object
-        objectArrives = WallClock.monotonic() + delay
-        othersExpiry = WallClock.monotonic() + leaseDuration
+        objectArrives = MonotonicClock.now() + delay
+        othersExpiry = MonotonicClock.now() + leaseDuration
     }
 
     func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {
         gets.add(1, ordering: .relaxed)
-        return WallClock.monotonic() >= objectArrives ? object : nil
+        return MonotonicClock.now() >= objectArrives ? object : nil
     }
     func put(_ name: String, _ object: [UInt8]) async throws {}
     func delete(_ name: String) async throws -> Bool { false }
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
         guard alwaysTaken else { return .acquired }
-        let remaining = holderRenews ? configured.leaseDuration : max(0, othersExpiry - WallClock.monotonic())
+        let remaining = holderRenews ? configured.leaseDuration : max(0, othersExpiry - MonotonicClock.now())
         return .held(remaining: remaining)
     }
     func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
