@@ -383,6 +383,11 @@ command -v gifsicle >/dev/null && anim_thumbs+=("gifsicle --resize-fit 64x64 $AN
 HF_RUNS=20 hf_rows "11 animated GIF thumbnail → 64 px ($(gifsicle --info "$ANIM" 2>/dev/null | sed -n 's/.* \([0-9]*\) images.*/\1/p' | head -1) frames)" "${anim_thumbs[@]}"
 # ---- end of issue 17's rows. ---------------------------------------------------
 
+# ---- 14–15. (issue 25) Slow origins (nginx limit_rate) and polite warming: scripts/bench-slow.sh,
+# which also runs alone (`bash scripts/bench-slow.sh .build/release/imgcache`).
+say "14–15. slow origins, --limit-rate, --rate"
+bash "$HERE/scripts/bench-slow.sh" "$IMGCACHE" >> "$ROWS"
+
 # ---- The goals of issue 13, as imgcache's cost divided by the other tool's (below 1: imgcache cheaper).
 goal() {  # row, ratio, goal (≤ this), note
 	local met; met=$(awk -v r="$2" -v g="$3" 'BEGIN { print (r <= g) ? "yes" : "no" }')

@@ -12,6 +12,7 @@ static struct {
     void (*easy_cleanup)(CURL *);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    CURLcode (*easy_pause)(CURL *, int);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
     CURLM *(*multi_init)(void);
@@ -51,6 +52,7 @@ int imgcache_curl_load(char *error) {
     RESOLVE(easy_cleanup, "curl_easy_cleanup");
     RESOLVE(easy_setopt, "curl_easy_setopt");
     RESOLVE(easy_getinfo, "curl_easy_getinfo");
+    RESOLVE(easy_pause, "curl_easy_pause");
     RESOLVE(slist_append, "curl_slist_append");
     RESOLVE(slist_free_all, "curl_slist_free_all");
     RESOLVE(multi_init, "curl_multi_init");
@@ -72,6 +74,7 @@ CURLcode imgcache_curl_global_init(long flags) { return api.global_init(flags); 
 const char *imgcache_curl_easy_strerror(CURLcode code) { return api.easy_strerror(code); }
 CURL *imgcache_curl_easy_init(void) { return api.easy_init(); }
 void imgcache_curl_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }
+CURLcode imgcache_curl_easy_pause(CURL *handle, int bitmask) { return api.easy_pause(handle, bitmask); }
 
 struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string) {
     return api.slist_append(list, string);

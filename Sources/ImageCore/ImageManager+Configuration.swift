@@ -11,8 +11,14 @@ extension ImageManager {
         public var limits = DecodingLimits.default
         /// Download concurrency and order.
         public var maxConcurrentDownloads = Defaults.concurrentDownloads
-        /// Most connections to one host.
-        public var maxConnectionsPerHost = Defaults.connectionsPerHost
+        /// Most connections to one host; nil: `imgcache.conf`'s
+        /// `max-per-host`, else `maxConcurrentDownloads`.
+        public var maxConnectionsPerHost: Int?
+        /// The whole run's download rate in bytes per second (`--limit-rate`);
+        /// nil: `imgcache.conf`'s `limit-rate`, else no limit.
+        public var maxBytesPerSecond: Int?
+        /// New requests per host (`--rate`); nil: `imgcache.conf`'s `rate`, else no limit.
+        public var requestRate: RequestRate?
         /// Start order among equal priorities.
         public var order = Downloader.Order.fifo
         /// Cookie file for every download.
@@ -38,10 +44,24 @@ extension ImageManager.Configuration {
     func downloaderSettings(writingTo directory: String) -> Downloader.Configuration {
         var settings = Downloader.Configuration(temporaryDirectory: directory)
         settings.maxConcurrentDownloads = maxConcurrentDownloads
-        settings.maxConnectionsPerHost = maxConnectionsPerHost
+        settings.maxConnectionsPerHost = maxConnectionsPerHost ?? cache.maxPerHost ?? maxConcurrentDownloads
+        settings.maxBytesPerSecond = maxBytesPerSecond ?? cache.limitRate
+        settings.requestRate = requestRate ?? cache.rate
         settings.order = order
         settings.cookieJar = cookieJar
         settings.events = events
         return settings
+    }
+}
+
+extension ImageManager.Configuration {
+    /// `request` with the timeouts it leaves open taken from `imgcache.conf`
+    /// (the flags of the same names override the file).
+    func withConfiguredTimeouts(_ request: DownloadRequest) -> DownloadRequest {
+        var request = request
+        request.timeout = request.timeout ?? cache.timeout
+        request.connectTimeout = request.connectTimeout ?? cache.connectTimeout
+        request.maxTime = request.maxTime ?? cache.maxTime
+        return request
     }
 }

@@ -76,6 +76,7 @@ public final class ImageManager: Sendable {
     public func load(_ asked: ImageRequest) async throws -> ImageResponse {
         var request = asked
         if readOnlyReason != nil { request.storesToDisk = false }
+        request.download = configuration.withConfiguredTimeouts(request.download)
         let key = key(for: request.url)
         let response = try await fetch(request, key: key)
         try limits.judge(response, request)

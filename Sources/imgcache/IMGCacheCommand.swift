@@ -10,7 +10,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             imgcache looks each image up in memory, then in the disk cache, then on the network, and verifies \
             what it downloads (format sniffed from the bytes, header decoded against the limits) before \
             storing it. Identical URLs requested at the same time are downloaded once; at most 6 downloads \
-            run at once, over at most 6 connections per host (--max-per-host).
+            run at once, all from the first second, over at most as many connections per host \
+            (--max-per-host); HTTP/2 streams share a connection over https.
 
             CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
             ~/.cache/imgcache, created with mode 0700 and shared safely by any number of processes. The key \
@@ -21,7 +22,9 @@ struct IMGCacheCommand: AsyncParsableCommand {
             checksum in its extended attribute user.imgcache.entry (a separate .meta file on file systems \
             without user.* attributes); a damaged entry is removed and fetched again. A record that does not \
             fit an attribute (URLs over about 3 KB on ext4) is not stored. imgcache.conf in the cache directory holds settings every \
-            process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M).
+            process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M), and the \
+            download options timeout, connect-timeout, max-time, limit-rate, max-per-host and rate (flags \
+            override them for one run).
 
             HTTP CACHING (RFC 9111, private cache): a fresh entry (max-age, else Expires - Date, else 10% \
             of the time since Last-Modified, less the response's Age) is served with no request. A stale one \
@@ -32,8 +35,13 @@ struct IMGCacheCommand: AsyncParsableCommand {
             stale-if-error (or --stale-if-error): served stale when the origin fails transiently. --offline \
             serves stale entries too, except must-revalidate or no-cache ones (exit 7). Transient failures \
             are retried (--retries, default 2) after an exponential backoff with jitter, or the server's \
-            Retry-After up to 30 s. A download of 128 KiB or more that breaks off is resumed by the next \
-            attempt with Range and If-Range when its validator is strong (partials are kept a day).
+            Retry-After up to 30 s; a 429 or 503 with Retry-After also pauses every request to that host \
+            for as long (-v says so), while other hosts go on. A download that breaks off is resumed by the \
+            next attempt, in the same run or a later one, with Range and If-Range when its validator is \
+            strong: an ETag, or a Last-Modified a second or more before Date (partials are kept a day).
+
+            POLITE WARMING: --limit-rate caps the whole run's download rate (all transfers together), \
+            --rate N/s or N/m spaces new requests to each host evenly, --max-per-host caps connections.
 
             REMOTE STORAGE (shared by a fleet, as in ccache): remote-storage = URL [URL...] in imgcache.conf, \
             $IMGCACHE_REMOTE_STORAGE, or --remote-storage URL / --no-remote-storage for one run. URL is \
@@ -50,8 +58,9 @@ struct IMGCacheCommand: AsyncParsableCommand {
             --retry-failed is given. Network errors (DNS, connect, TLS, timeout, connection lost) and HTTP \
             408, 429, 500, 502, 503 and 504 are transient and never recorded.
 
-            LIMITS: 15 s per download (--timeout), 64 MiB per body (--max-bytes), 10 redirects, to http and \
-            https only; images up to 100 megapixels per frame and 1000 frames. Limits belong to the run: a cached \
+            LIMITS: a download gives up after 15 s without a byte (--timeout, the stall timeout), 10 s to \
+            connect (--connect-timeout), no total cap unless --max-time; 64 MiB per body (--max-bytes), \
+            10 redirects, to http and https only; images up to 100 megapixels per frame and 1000 frames. Limits belong to the run: a cached \
             entry over this run's limits is exit 5 and stays; a failure caused by a limit stricter than the \
             defaults is not put on the failed list, and one under the defaults is retried by a run with a higher limit.
 

@@ -15,6 +15,15 @@ extension TestHTTPServer {
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
+    /// An IMF-fixdate (RFC 9110 §5.6.7), as Date and Last-Modified carry.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
     /// Sleeps in short steps so `stop()` ends the wait.
     func pause(_ seconds: Double) {
         let end = Date().addingTimeInterval(seconds)

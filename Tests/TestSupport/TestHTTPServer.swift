@@ -40,9 +40,12 @@ package final class TestHTTPServer: Sendable {
         /// 200 text/html.
         case html(String)
         /// A resource that honours `Range: bytes=N-` with 206 unless
-        /// `If-Range` names another validator than its ETag; with `cutAfter`,
-        /// the connection closes after that many body bytes.
-        case ranged([UInt8], etag: String, cutAfter: Int? = nil)
+        /// `If-Range` names another validator than its own: its ETag, or
+        /// without one its Last-Modified (sent with Date; "now" makes the
+        /// two equal, a weak validator). With `cutAfter`, the connection
+        /// closes after that many body bytes, after `stallAtCut` seconds of silence.
+        case ranged(
+            [UInt8], etag: String?, lastModified: String? = nil, cutAfter: Int? = nil, stallAtCut: Double = 0)
     }
 
     /// A request as the server received it.
@@ -258,20 +261,26 @@ package final class TestHTTPServer: Sendable {
                 offset += size
             }
             return send(client, Array("0\r\n\r\n".utf8))
-        case .ranged(let bytes, let etag, let cutAfter):
+        case .ranged(let bytes, let etag, let lastModified, let cutAfter, let stallAtCut):
+            let date = Self.httpDate(Date())
+            let modified = lastModified == "now" ? date : lastModified
             var start = 0
             if let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
                 let offset = Int(range.dropFirst(6).dropLast()), offset < bytes.count,
-                request.header("If-Range").map({ $0 == etag }) ?? true
+                request.header("If-Range").map({ $0 == etag ?? modified }) ?? true
             {
                 start = offset
             }
-            var headers = ["ETag": etag]
+            var headers = ["Date": date]
+            if let etag { headers["ETag"] = etag }
+            if let modified { headers["Last-Modified"] = modified }
             if start > 0 { headers["Content-Range"] = "bytes \(start)-\(bytes.count - 1)/\(bytes.count)" }
             let body = Array(bytes[start...])
             var response = head(start > 0 ? 206 : 200, headers, length: body.count)
             response += cutAfter.map { Array(body.prefix($0)) } ?? body
-            return send(client, response) && cutAfter == nil
+            let sent = send(client, response)
+            if cutAfter != nil && stallAtCut > 0 { pause(stallAtCut) }
+            return sent && cutAfter == nil
         case .trickle(let bytes, let rate, let headers):
             guard send(client, head(200, headers, length: bytes.count)) else { return false }
             let step = max(1, rate / 20)

@@ -62,8 +62,10 @@ import Testing
         }
         let request = ImageRequest(url: "http://127.0.0.1/")
         #expect(request.retries == Defaults.retries)
-        #expect(request.download.timeout == Defaults.timeout)
-        #expect(request.download.connectTimeout == Defaults.connectTimeout)
+        // Timeouts a request leaves open come from imgcache.conf, else the table.
+        #expect(request.download.timeout == nil && request.download.effectiveTimeout == Defaults.timeout)
+        #expect(
+            request.download.connectTimeout == nil && DownloadRequest.defaultConnectTimeout == Defaults.connectTimeout)
         #expect(request.download.maxBytes == Defaults.maxBytes)
         #expect(request.download.maxRedirects == Defaults.maxRedirects)
         let limits = DecodingLimits.default

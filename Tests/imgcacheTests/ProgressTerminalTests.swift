@@ -109,4 +109,24 @@ import Testing
             #expect(screen.first?.hasPrefix(start) == true, "\(options): \(screen)")
         }
     }
+
+    @Test func prefetchShowsBytesAsTheyArriveAndRedrawsWhileTheyDo() throws {
+        // Two 60 KB bodies at 20 KB/s: three seconds in which no URL is done.
+        let body = Fixtures.tinyPNG + [UInt8](repeating: 7, count: 60_000)
+        for path in ["/s0.png", "/s1.png"] { server.route(path, .trickle(body, bytesPerSecond: 20_000)) }
+        let list = try TemporaryDirectory()
+        let file = "\(list.path)/urls.txt"
+        try Data("\(server.url("/s0.png"))\n\(server.url("/s1.png"))\n".utf8).write(to: URL(fileURLWithPath: file))
+        let start = Date()
+        let output = try runOnTerminal(["--progress", "prefetch", file])
+        let seconds = Date().timeIntervalSince(start)
+        // Every drawing starts with a carriage return and an erase.
+        let frames = String(decoding: output, as: UTF8.self).components(separatedBy: "\r\u{1B}[K").filter {
+            !$0.isEmpty
+        }
+        let running = frames.filter { $0.contains("0/2") }
+        #expect(running.contains { $0.contains("KiB  ") && !$0.contains(" 0 B ") }, "\(running)")
+        #expect(running.contains { $0.contains("ETA") }, "\(running)")
+        #expect(Double(frames.count) >= 2 * (seconds - 1), "\(frames.count) drawings in \(seconds) s: \(frames)")
+    }
 }

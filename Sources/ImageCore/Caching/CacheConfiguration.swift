@@ -17,6 +17,16 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// (`PATH:LINE: unknown setting 'KEY', ignored`): a newer imgcache
     /// sharing the cache may have written a setting this one does not know.
     public var warnings: [String] = []
+    /// Download settings a flag of the same name overrides (nil: the
+    /// built-in default): the stall timeout, the connect timeout and the
+    /// total time of one attempt (seconds), the run's download rate (bytes
+    /// per second), connections per host, and new requests per host.
+    public var timeout: Double?
+    public var connectTimeout: Double?
+    public var maxTime: Double?
+    public var limitRate: Int?
+    public var maxPerHost: Int?
+    public var rate: RequestRate?
 
     /// The defaults: 7 days, no size limit, 24 hours, 256 MiB.
     public init() {}
@@ -60,6 +70,30 @@ public struct CacheConfiguration: Sendable, Equatable {
                     throw invalid(source, number, "bad size '\(value)'")
                 }
                 memoryLimit = bytes
+            case "timeout", "connect-timeout", "max-time":
+                guard let seconds = Quantities.parseDuration(value), seconds > 0 else {
+                    throw invalid(source, number, "bad duration '\(value)'")
+                }
+                switch key {
+                case "timeout": timeout = seconds
+                case "connect-timeout": connectTimeout = seconds
+                default: maxTime = seconds
+                }
+            case "limit-rate":
+                guard let bytes = Quantities.parseSize(value), bytes > 0 else {
+                    throw invalid(source, number, "bad rate '\(value)'")
+                }
+                limitRate = bytes
+            case "max-per-host":
+                guard let count = Int(value), (1...256).contains(count) else {
+                    throw invalid(source, number, "bad count '\(value)' (1 to 256)")
+                }
+                maxPerHost = count
+            case "rate":
+                guard let parsed = RequestRate(parsing: value) else {
+                    throw invalid(source, number, "bad rate '\(value)' (N/s or N/m)")
+                }
+                rate = parsed
             case "remote-storage":
                 do {
                     remoteStorage = try RemoteStorageURL.parseList(value)

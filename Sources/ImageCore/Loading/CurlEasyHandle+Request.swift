@@ -10,18 +10,17 @@ extension CurlEasyHandle {
         extraHeaders: [HTTPHeader]
     ) throws {
         var extraHeaders = extraHeaders
-        let timeoutMs = Int(request.timeout * 1000)
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_FOLLOWLOCATION, 1)
         try set(CURLOPT_MAXREDIRS, request.maxRedirects)
-        try set(CURLOPT_TIMEOUT_MS, timeoutMs)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, min(timeoutMs, Int(request.connectTimeout * 1000)))
-        // A stalled body fails after 10 s below 1 byte/s even if the total
-        // timeout is generous.
-        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        try set(CURLOPT_LOW_SPEED_TIME, 10)
+        // The stall timeout (`--timeout`) is the loop's own timer
+        // (`CurlTransfer.stalled`): libcurl's low-speed check averages over a
+        // window and gave up seconds late. `--max-time` is libcurl's total.
+        try set(CURLOPT_TIMEOUT_MS, request.maxTime.map { Int($0 * 1000) } ?? 0)
+        try set(
+            CURLOPT_CONNECTTIMEOUT_MS, Int((request.connectTimeout ?? DownloadRequest.defaultConnectTimeout) * 1000))
         try set(CURLOPT_MAXFILESIZE_LARGE, request.maxBytes)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_SSL_VERIFYPEER, request.allowsInsecureTLS ? 0 : 1)

@@ -101,6 +101,24 @@ final class CurlEasyHandle {
         return length < 0 ? nil : Int(length)
     }
 
+    /// Whether the request has a connection and is about to be sent (or
+    /// was): false while the transfer waits in libcurl's queue for a
+    /// connection to its host. The corresponding C function is
+    /// `curl_easy_getinfo` with `CURLINFO_PRETRANSFER_TIME_T`.
+    var hasConnection: Bool {
+        var microseconds: curl_off_t = 0
+        _ = imgcache_curl_easy_getinfo_off_t(raw, CURLINFO_PRETRANSFER_TIME_T, &microseconds)
+        return microseconds > 0
+    }
+
+    /// Stops receiving (`paused`) or goes on. libcurl allows it from inside
+    /// the write callback. The corresponding C function is `curl_easy_pause`
+    /// with `CURLPAUSE_RECV` or `CURLPAUSE_CONT`.
+    func pauseReceiving(_ paused: Bool) {
+        // CURLPAUSE_RECV is 1, CURLPAUSE_CONT 0: the macros are expressions Swift does not import.
+        _ = imgcache_curl_easy_pause(raw, paused ? 1 : 0)
+    }
+
     /// libcurl's detailed message for the last failure.
     var errorDetail: String { String(cString: errorBuffer) }
 

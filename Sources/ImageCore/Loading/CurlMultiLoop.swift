@@ -16,6 +16,8 @@ final class CurlMultiLoop: Sendable {
         let id: UInt64
         let sequence: UInt64
         let request: DownloadRequest
+        /// The request's host[:port], whose `--rate` and pauses it obeys.
+        let host: Substring
         let body: TransferBody?
         let continuation: CheckedContinuation<DownloadResponse, any Error>
     }
@@ -103,10 +105,12 @@ final class CurlMultiLoop: Sendable {
         id: UInt64, request: DownloadRequest, body: TransferBody?,
         continuation: CheckedContinuation<DownloadResponse, any Error>
     ) {
+        let host = HostSchedule.host(of: request.url)
         let (startThread, wake) = inbox.withLock { inbox in
             inbox.queued.append(
                 Queued(
-                    id: id, sequence: inbox.nextSequence, request: request, body: body, continuation: continuation))
+                    id: id, sequence: inbox.nextSequence, request: request, host: host, body: body,
+                    continuation: continuation))
             inbox.nextSequence += 1
             defer {
                 inbox.threadStarted = true
@@ -158,12 +162,17 @@ final class CurlMultiLoop: Sendable {
         inbox.withLock { $0.thread = thread }
     }
 
-    /// The loop: admit, perform, collect finished transfers, wait.
+    /// The loop: admit, perform, collect finished transfers, end stalled
+    /// ones, resume those the bandwidth budget paused, wait.
     private func run() {
         var active: [UInt64: CurlTransfer] = [:]
         var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+        var schedule = HostSchedule(rate: settings.requestRate)
+        let budget = settings.maxBytesPerSecond.map { BandwidthBudget(bytesPerSecond: $0, now: MonotonicClock.now()) }
+        var nextStallCheck = 0.0
         while true {
-            let work = takeWork(running: active.count)
+            var now = MonotonicClock.now()
+            let work = takeWork(running: active.count, schedule: &schedule, now: now)
             let doomed = work.cancelsEverything ? Array(active.keys) : work.cancelled.filter { active[$0] != nil }
             for id in doomed {
                 let transfer = active.removeValue(forKey: id)!
@@ -173,10 +182,10 @@ final class CurlMultiLoop: Sendable {
             }
             let slotsTaken = active.count + work.admitted.count
             for item in work.admitted {
-                start(item, active: &active, byHandle: &byHandle)
+                start(item, budget: budget, active: &active, byHandle: &byHandle)
             }
             // A transfer cancelled or unable to start leaves its slot free now.
-            let slotFreed = !doomed.isEmpty || active.count < slotsTaken
+            var slotFreed = !doomed.isEmpty || active.count < slotsTaken
             if work.shuttingDown && active.isEmpty { break }
 
             var running: Int32 = 0
@@ -190,23 +199,55 @@ final class CurlMultiLoop: Sendable {
                 let code = message.pointee.data.result
                 imgcache_curl_multi_remove_handle(handles.multi, easy)
                 transfer.finish(code)
+                if let pause = transfer.hostPause {
+                    let host = HostSchedule.host(of: transfer.request.url)
+                    schedule.pause(host, until: MonotonicClock.now() + pause.seconds)
+                    let seconds = Quantities.formatDuration((pause.seconds * 10).rounded() / 10)
+                    settings.events.emit("host \(host) paused for \(seconds): \(pause.reason)")
+                    // Queued requests to it may wait now: look again at once.
+                    slotFreed = true
+                }
                 finished += 1
+            }
+            now = MonotonicClock.now()
+            if now >= nextStallCheck {
+                nextStallCheck = now + 0.1
+                for (id, transfer) in active where transfer.stalled(now: now) {
+                    active[id] = nil
+                    byHandle[transfer.easy.raw] = nil
+                    imgcache_curl_multi_remove_handle(handles.multi, transfer.easy.raw)
+                    transfer.timeOut()
+                    finished += 1
+                }
+            }
+            var wait = active.isEmpty ? 1.0 : 0.25
+            if let budget, active.values.contains(where: \.isPausedForBudget) {
+                let untilAvailable = budget.secondsUntilAvailable(now: now)
+                if untilAvailable <= 0 {
+                    for transfer in active.values where transfer.isPausedForBudget {
+                        transfer.resumeFromBudget(now: now)
+                    }
+                    continue
+                }
+                wait = min(wait, untilAvailable)
             }
             // Freed slots go to queued transfers at once: they were queued
             // earlier, so no wake-up is coming for them.
             if finished > 0 || slotFreed { continue }
-            imgcache_curl_multi_poll(handles.multi, 1000)
+            if let opening = work.nextOpening { wait = min(wait, max(0, opening - now)) }
+            imgcache_curl_multi_poll(handles.multi, Int32((wait * 1000).rounded(.up)))
         }
         cleanUpOnce()
     }
 
     private func start(
-        _ item: Queued, active: inout [UInt64: CurlTransfer], byHandle: inout [UnsafeMutableRawPointer: UInt64]
+        _ item: Queued, budget: BandwidthBudget?, active: inout [UInt64: CurlTransfer],
+        byHandle: inout [UnsafeMutableRawPointer: UInt64]
     ) {
         if item.body != nil { releaseOpenedBody() }
         guard
             let transfer = CurlTransfer(
-                id: item.id, request: item.request, body: item.body, settings: settings,
+                id: item.id, request: item.request, body: item.body, settings: settings, budget: budget,
                 continuation: item.continuation)
         else {
             item.continuation.resume(throwing: ImageCoreError(.failure, "libcurl could not create a handle"))
@@ -228,12 +269,15 @@ final class CurlMultiLoop: Sendable {
         var cancelled: [UInt64] = []
         var cancelsEverything = false
         var shuttingDown = false
+        /// When a queued transfer held back by its host's schedule may start.
+        var nextOpening: Double?
     }
 
     /// Takes from the inbox what the loop should do now: transfers to start
-    /// (up to the free slots, by priority then queue order) and transfers to
-    /// cancel. Queued transfers that are cancelled are failed right here.
-    private func takeWork(running: Int) -> Work {
+    /// (up to the free slots, by priority then queue order, each when its
+    /// host's schedule allows) and transfers to cancel. Queued transfers that
+    /// are cancelled are failed right here.
+    private func takeWork(running: Int, schedule: inout HostSchedule, now: Double) -> Work {
         var dropped: [Queued] = []
         let work = inbox.withLock { inbox in
             var work = Work(shuttingDown: inbox.shuttingDown)
@@ -250,9 +294,22 @@ final class CurlMultiLoop: Sendable {
                 inbox.cancelled.removeAll()
             }
             var free = settings.maxConcurrentDownloads - running
-            while free > 0, let next = nextIndex(inbox.queued) {
-                work.admitted.append(inbox.queued.remove(at: next))
+            while free > 0,
+                let next = nextIndex(
+                    inbox.queued,
+                    startable: { [schedule] in
+                        schedule.isIdle || schedule.earliestStart($0.host, paced: $0.request.isPaced) <= now
+                    })
+            {
+                let item = inbox.queued.remove(at: next)
+                schedule.started(item.host, paced: item.request.isPaced, now: now)
+                work.admitted.append(item)
                 free -= 1
+            }
+            if free > 0 && !inbox.queued.isEmpty {
+                work.nextOpening = inbox.queued.lazy.map { [schedule] in
+                    schedule.earliestStart($0.host, paced: $0.request.isPaced)
+                }.min()
             }
             inbox.wantsWork = free > 0
             return work
@@ -267,11 +324,15 @@ final class CurlMultiLoop: Sendable {
         return work
     }
 
-    private func nextIndex(_ queued: [Queued]) -> Int? {
-        guard !queued.isEmpty else { return nil }
-        var best = 0
-        for index in queued.indices.dropFirst() {
-            let (candidate, current) = (queued[index], queued[best])
+    /// The queued transfer to start next among those `startable` now.
+    private func nextIndex(_ queued: [Queued], startable: (Queued) -> Bool) -> Int? {
+        var best: Int?
+        for index in queued.indices where startable(queued[index]) {
+            guard let current = best.map({ queued[$0] }) else {
+                best = index
+                continue
+            }
+            let candidate = queued[index]
             if candidate.request.priority != current.request.priority {
                 if candidate.request.priority > current.request.priority { best = index }
             } else if settings.order == .lifo && candidate.sequence > current.sequence {

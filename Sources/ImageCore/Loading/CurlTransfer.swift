@@ -22,11 +22,21 @@ final class CurlTransfer {
     private var abortReason: ImageCoreError?
     private let requestTime = WallClock.now()
     private let events: EventLog
+    /// The run's `--limit-rate` when this transfer is paced by it.
+    private let budget: BandwidthBudget?
+    /// When a byte (header or body) last arrived, or the transfer got its
+    /// connection or was resumed (monotonic); nil while it waits for a
+    /// connection, which is not a stall.
+    private var lastActivity: Double?
+    /// Whether the transfer is paused until the budget allows more bytes.
+    private(set) var isPausedForBudget = false
+    /// The pause a 429 or 503 with Retry-After asks of the whole host, once finished.
+    private(set) var hostPause: (seconds: Double, reason: String)?
 
     /// Creates the easy handle; nil if libcurl cannot. The corresponding C function is `curl_easy_init`.
     init?(
         id: UInt64, request: DownloadRequest, body: TransferBody?, settings: Downloader.Configuration,
-        continuation: CheckedContinuation<DownloadResponse, any Error>
+        budget: BandwidthBudget?, continuation: CheckedContinuation<DownloadResponse, any Error>
     ) {
         guard let easy = CurlEasyHandle() else {
             body?.discard()
@@ -37,6 +47,7 @@ final class CurlTransfer {
         self.continuation = continuation
         self.easy = easy
         self.events = settings.events
+        self.budget = request.isPaced ? budget : nil
         if let body { take(body) }
     }
 
@@ -89,6 +100,13 @@ final class CurlTransfer {
             abortReason = error as? ImageCoreError
             return 0
         }
+        let now = MonotonicClock.now()
+        lastActivity = now
+        if let budget, budget.take(chunk.count, now: now) {
+            // Pausing from the write callback is allowed; this chunk is kept.
+            easy.pauseReceiving(true)
+            isPausedForBudget = true
+        }
         if resumable?.awaitsRecord == true { resumable?.progressed(now: WallClock.now()) }
         if let onProgress = request.onProgress {
             onProgress(kept + sink.received, easy.contentLength.flatMap { $0 > 0 ? kept + $0 : nil })
@@ -98,7 +116,35 @@ final class CurlTransfer {
 
     /// One response header line.
     fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        lastActivity = MonotonicClock.now()
         head.receive(line)
+    }
+
+    /// Goes on after a pause for the bandwidth budget; the pause was no stall.
+    func resumeFromBudget(now: Double) {
+        isPausedForBudget = false
+        lastActivity = now
+        easy.pauseReceiving(false)
+    }
+
+    /// Whether no byte has arrived for the stall timeout (`--timeout`)
+    /// since the transfer got its connection; a transfer waiting for a
+    /// connection to its host, or paused by the budget, is not stalled.
+    func stalled(now: Double) -> Bool {
+        guard !isPausedForBudget else { return false }
+        guard let lastActivity else {
+            if easy.hasConnection { lastActivity = now }
+            return false
+        }
+        return now - lastActivity > request.effectiveTimeout
+    }
+
+    /// Ends a stalled transfer (already removed from the multi handle) as a
+    /// network error, so a body with a strong validator is kept for a resume.
+    func timeOut() {
+        let seconds = Quantities.formatDuration(request.effectiveTimeout)
+        abortReason = ImageCoreError(.network, "timed out: no data for \(seconds)")
+        finish(CURLE_OPERATION_TIMEDOUT)
     }
 
     /// Resumes the waiting caller with the outcome of `code`.
@@ -142,6 +188,9 @@ final class CurlTransfer {
             events.emit("response received: \(request.url): HTTP \(status), \(response.bodySize) bytes")
             continuation.resume(returning: response)
         case .failure(let error):
+            if let status = error.httpStatus, status == 429 || status == 503, let seconds = error.retryAfter {
+                hostPause = (min(seconds, RetryDelay.longestWait), "HTTP \(status) with Retry-After")
+            }
             events.emit("request failed: \(request.url): \(error.message)")
             continuation.resume(throwing: error)
         }

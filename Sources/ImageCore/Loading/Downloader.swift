@@ -2,7 +2,9 @@ import Synchronization
 
 /// Downloads over libcurl's multi interface (SDWebImageDownloader's job):
 /// at most `maxConcurrentDownloads` transfers at once, in priority then FIFO
-/// or LIFO order, each body streamed into a temporary file.
+/// or LIFO order, each body streamed into a temporary file; per host, new
+/// requests spaced by `requestRate` and paused while a server's 429 or 503
+/// Retry-After runs; all together within `maxBytesPerSecond`.
 ///
 /// Thread safety: `download` may be called from any task, concurrently.
 /// Cancelling the calling task cancels its transfer.
@@ -26,6 +28,11 @@ public final class Downloader: DataLoading {
         public var maxConnectionsPerHost = Defaults.connectionsPerHost
         /// Start order among equal priorities.
         public var order = Order.fifo
+        /// The whole run's download rate, all paced transfers together, in
+        /// bytes per second (`--limit-rate`); nil: no limit.
+        public var maxBytesPerSecond: Int?
+        /// New requests per host (`--rate`); nil: no limit.
+        public var requestRate: RequestRate?
         /// Netscape-format cookie file read before and written after transfers.
         public var cookieJar: String?
         /// Where `--verbose` events go.

@@ -8,11 +8,11 @@ public enum Defaults {
     public static let retries = 2
     /// Downloads at once (`prefetch -j`).
     public static let concurrentDownloads = 6
-    /// Connections to one host (`--max-per-host`).
+    /// Connections to one host (`--max-per-host`) when the concurrency is the default.
     public static let connectionsPerHost = 6
-    /// Seconds for one whole download (`--timeout`).
+    /// Seconds without a byte before a download is given up (`--timeout`, the stall timeout).
     public static let timeout: Double = 15
-    /// Seconds to connect, within `timeout`.
+    /// Seconds to connect, TLS included (`--connect-timeout`).
     public static let connectTimeout: Double = 10
     /// Largest body, in bytes (`--max-bytes`): 64 MiB.
     public static let maxBytes = 64 * 1024 * 1024

@@ -47,10 +47,20 @@ public struct DownloadRequest: Sendable {
     public var headers: [HTTPHeader] = []
     /// "user:password" for HTTP authentication; sent only to the original host.
     public var credentials: String?
-    /// Total time allowed for the transfer, in seconds.
-    public var timeout = Defaults.timeout
-    /// Time allowed to connect, in seconds (capped by `timeout`).
-    public var connectTimeout = Defaults.connectTimeout
+    /// The stall timeout: seconds without a byte from the server (once the
+    /// request has a connection) before the transfer is given up, as
+    /// NSURLSession's request timeout and wget's read timeout. Nil: the
+    /// cache's configured `timeout`, else `defaultTimeout`.
+    public var timeout: Double?
+    /// Seconds allowed to connect, TLS included. Nil: the configured
+    /// `connect-timeout`, else `defaultConnectTimeout`.
+    public var connectTimeout: Double?
+    /// Total seconds for one attempt, as curl's `--max-time`. Nil: the
+    /// configured `max-time`, else none.
+    public var maxTime: Double?
+    /// Whether the run's `--limit-rate` and `--rate` apply: true for images
+    /// from their origins, false for remote storage (the user's own store).
+    public var isPaced = true
     /// Largest body accepted, in bytes.
     public var maxBytes: Int = DownloadRequest.defaultMaxBytes
     /// The largest body accepted unless a run says otherwise (`Defaults.maxBytes`).
@@ -70,6 +80,14 @@ public struct DownloadRequest: Sendable {
     /// Called on the download thread as body bytes arrive, with the bytes
     /// received so far and the expected total when the server said. Must be quick.
     public var onProgress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)?
+
+    /// `timeout` when neither the request nor the configuration sets one.
+    public static let defaultTimeout = Defaults.timeout
+    /// `connectTimeout` when neither the request nor the configuration sets one.
+    public static let defaultConnectTimeout = Defaults.connectTimeout
+
+    /// The stall timeout that applies.
+    public var effectiveTimeout: Double { timeout ?? Self.defaultTimeout }
 
     /// A request for `url` with the defaults.
     public init(url: String) {

@@ -237,7 +237,7 @@ final class NetworkFetch: Sendable {
         _ locks: DownloadLocks, _ request: ImageRequest,
         key: CacheKey
     ) async throws -> CachedData? {
-        let deadline = MonotonicClock.now() + request.download.timeout
+        let deadline = MonotonicClock.now() + request.download.effectiveTimeout
         let waitStarted = WallClock.now()
         while locks.isHeldElsewhere(key.hash) && MonotonicClock.now() < deadline {
             try await pause(0.02)

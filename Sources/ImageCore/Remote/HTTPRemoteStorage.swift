@@ -47,8 +47,11 @@ final class HTTPRemoteStorage: RemoteStorage {
         // Objects are checked whole before anything is stored: no body file.
         request.keepsBodyInMemory = true
         request.credentials = credentials
+        // A remote's timeout caps the whole request: a slow store is worse than none.
         request.timeout = configured.timeout
+        request.maxTime = configured.timeout
         request.connectTimeout = configured.connectTimeout
+        request.isPaced = false
         request.maxRedirects = 0
         // A lookup is short and stands between the caller and its image.
         request.priority = method == "GET" ? .high : .normal

@@ -27,13 +27,36 @@ struct DownloadOptions: ParsableArguments {
             "Retries of a transient failure, with exponential backoff or the server's Retry-After.", valueName: "n"))
     var retries = Defaults.retries
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Most connections to one host.", valueName: "n"))
-    var maxPerHost = Defaults.connectionsPerHost
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Most connections to one host (default: the concurrency).", valueName: "n"))
+    var maxPerHost: Int?
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Total time allowed for one download, in seconds.", valueName: "sec"))
-    var timeout = Defaults.timeout
+        help: ArgumentHelp(
+            "Give up on a download when no byte has arrived for this many seconds (default 15).", valueName: "sec"))
+    var timeout: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Time allowed to connect, TLS included, in seconds (default 10).", valueName: "sec"))
+    var connectTimeout: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Total time for one attempt, in seconds (default: none).", valueName: "sec"))
+    var maxTime: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "The whole run's download rate, all transfers together (e.g. 500K, 2M).", valueName: "rate"))
+    var limitRate: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "New requests per host per second or minute (e.g. 4/s, 30/m).", valueName: "n/s|n/m"))
+    var rate: String?
 
     @Option(
         name: [.customShort("H"), .long], parsing: .unconditionalSingleValue,
@@ -88,7 +111,15 @@ struct DownloadOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        for (name, value) in [("--timeout", timeout), ("--connect-timeout", connectTimeout), ("--max-time", maxTime)] {
+            if let value, !(value > 0) { throw ValidationError("\(name) must be positive") }
+        }
+        if let limitRate, (Quantities.parseSize(limitRate) ?? 0) <= 0 {
+            throw ValidationError("--limit-rate: bad rate '\(limitRate)' (e.g. 500K)")
+        }
+        if let rate, RequestRate(parsing: rate) == nil {
+            throw ValidationError("--rate: bad rate '\(rate)' (N/s or N/m)")
+        }
         guard let bytes = Quantities.parseSize(maxBytes) else {
             throw ValidationError("--max-bytes: bad size '\(maxBytes)'")
         }
@@ -100,7 +131,9 @@ struct DownloadOptions: ParsableArguments {
             throw ValidationError("--limit-* values must be positive counts (K, M, G allowed for pixels)")
         }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
-        guard (1...256).contains(maxPerHost) else { throw ValidationError("--max-per-host must be 1 to 256") }
+        if let maxPerHost, !(1...256).contains(maxPerHost) {
+            throw ValidationError("--max-per-host must be 1 to 256")
+        }
         for line in header where HTTPHeader(parsing: line) == nil {
             throw ValidationError("--header '\(line)' is not of the form 'Name: value'")
         }
@@ -113,11 +146,14 @@ struct DownloadOptions: ParsableArguments {
 
     /// The cache key policy these options ask for.
     /// Sets what these options say about the manager: the key policy, the
-    /// cookie jar, connections per host and the decoding limits.
+    /// cookie jar, connections per host, the run's rate limits and the
+    /// decoding limits. Options not given leave imgcache.conf's values.
     func apply(to configuration: inout ImageManager.Configuration) {
         configuration.keyPolicy = key.policy
         configuration.cookieJar = cookieJar.map(Environment.absolutePath)
         configuration.maxConnectionsPerHost = maxPerHost
+        configuration.maxBytesPerSecond = limitRate.flatMap(Quantities.parseSize)
+        configuration.requestRate = rate.flatMap(RequestRate.init(parsing:))
         configuration.limits = limits
     }
 
@@ -132,7 +168,10 @@ struct DownloadOptions: ParsableArguments {
         request.retries = retries
         request.download.headers = header.compactMap(HTTPHeader.init(parsing:))
         request.download.credentials = user
+        // Nil where not given: imgcache.conf's value applies, else the default.
         request.download.timeout = timeout
+        request.download.connectTimeout = connectTimeout
+        request.download.maxTime = maxTime
         request.download.allowsInsecureTLS = insecure
         request.download.proxy = proxy
         request.download.maxBytes = Quantities.parseSize(maxBytes) ?? request.download.maxBytes

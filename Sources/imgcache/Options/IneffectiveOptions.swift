@@ -39,7 +39,8 @@ extension DownloadOptions {
         guard offline else { return }
         let useless = [
             (refresh, "--refresh"), (staleIfError, "--stale-if-error"), (insecure, "--insecure"),
-            (proxy != nil, "--proxy"), (retryFailed, "--retry-failed"),
+            (proxy != nil, "--proxy"), (retryFailed, "--retry-failed"), (limitRate != nil, "--limit-rate"),
+            (rate != nil, "--rate"),
         ]
         .filter(\.0).map(\.1)
         if let first = useless.first { throw ValidationError("\(first) has no effect with --offline") }

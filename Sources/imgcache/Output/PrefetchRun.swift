@@ -17,18 +17,40 @@ struct PrefetchRun {
         // entry is there, not its bytes.
         var template = download.request(for: "")
         template.needsBytes = false
-        return await ImagePrefetcher(manager: manager, window: window).prefetch(
+        let meter = progress.map { _ in DownloadMeter(expectedTotal: expectedTotal) }
+        // Redraws while transfers stall, so the rate and ETA keep moving.
+        let ticker = progress.map { bar in
+            Task {
+                while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+                    if let meter { bar.update(meter.progressState) }
+                }
+            }
+        }
+        let tally = await ImagePrefetcher(manager: manager, window: window).prefetch(
             lines,
             makeRequest: { [template] url in
                 var request = template
                 request.download.url = url
+                if let meter, let progress {
+                    request.download.onProgress = { received, expected in
+                        meter.received(url, received, of: expected)
+                        progress.update(meter.progressState)
+                    }
+                }
                 return request
             }, shouldStop: { SignalTrap.wasInterrupted },
-            progressed: { progress?.update($0.progressState(expectedTotal: expectedTotal)) },
+            progressed: { tally in
+                meter?.counted(tally)
+                if let meter { progress?.update(meter.progressState) }
+            },
             finished: { result, tally in
                 report(result)
-                progress?.update(tally.progressState(expectedTotal: expectedTotal))
+                meter?.counted(tally, finished: result.url)
+                if let meter { progress?.update(meter.progressState) }
             })
+        ticker?.cancel()
+        await ticker?.value
+        return tally
     }
 
     private func report(_ result: ImageLoadResult) {
@@ -62,11 +84,4 @@ extension ImagePrefetcher.Tally {
         return distinct < total ? " (\(distinct) distinct)" : ""
     }
 
-    /// The progress bar's state; the total is `expectedTotal` until the input has ended.
-    func progressState(expectedTotal: Int?) -> ProgressBar.State {
-        ProgressBar.State(
-            done: done, total: inputEnded ? total : expectedTotal,
-            detail: "\(downloaded) downloaded, \(cached) cached, \(failed + skipped) failed",
-            bytes: bytes)
-    }
 }

@@ -17,6 +17,9 @@ final class ProgressBar: Sendable {
         /// then the bar and the ETA follow bytes rather than items.
         var bytes: Int
         var bytesExpected: Int? = nil
+        /// Bytes still to come, when they can be estimated: the ETA follows
+        /// them at the recent rate.
+        var bytesRemaining: Int? = nil
     }
 
     private struct Drawing {
@@ -24,8 +27,17 @@ final class ProgressBar: Sendable {
         var lastDraw = -Double.infinity
         var lastWidth = 0
         var visible = false
+        /// Set by `finish()`: no drawing after it (a late update from a
+        /// background download must not redraw under the summary).
+        var finished = false
         var latest: State?
+        /// (seconds since start, bytes) at most a few seconds back, for the recent rate.
+        var samples: [(time: Double, bytes: Int)] = []
     }
+
+    /// How far back the rate looks: long enough to smooth bursts, short
+    /// enough to follow a link that slows down.
+    private static let rateWindow = 3.0
 
     private let drawing = Mutex(Drawing())
     private let start = ContinuousClock.now
@@ -38,9 +50,22 @@ final class ProgressBar: Sendable {
     /// Records the new state; redraws if the last drawing is old enough.
     func update(_ state: State) {
         drawing.withLock { drawing in
+            guard !drawing.finished else { return }
             drawing.latest = state
             let now = secondsSinceStart()
             guard now - drawing.lastDraw >= 0.1 else { return }
+            drawing.lastDraw = now
+            draw(state, &drawing)
+        }
+    }
+
+    /// Redraws the latest state (the rate and ETA move on while transfers
+    /// stall); called by a timer a few times a second.
+    func tick() {
+        drawing.withLock { drawing in
+            guard !drawing.finished, let state = drawing.latest else { return }
+            let now = secondsSinceStart()
+            guard now - drawing.lastDraw >= 0.2 else { return }
             drawing.lastDraw = now
             draw(state, &drawing)
         }
@@ -66,6 +91,7 @@ final class ProgressBar: Sendable {
     func finish() {
         drawing.withLock { drawing in
             erase(&drawing)
+            drawing.finished = true
         }
     }
 
@@ -75,7 +101,14 @@ final class ProgressBar: Sendable {
     }
 
     private func draw(_ state: State, _ drawing: inout Drawing) {
-        let elapsed = max(secondsSinceStart(), 0.001)
+        let now = secondsSinceStart()
+        let elapsed = max(now, 0.001)
+        drawing.samples.append((now, state.bytes))
+        drawing.samples.removeAll { $0.time < now - Self.rateWindow }
+        // Bytes per second over the last few seconds; since the start while
+        // the window holds less than a second.
+        let oldest = drawing.samples.first.flatMap { now - $0.time >= 1 ? $0 : nil } ?? (time: 0, bytes: 0)
+        let rate = Double(state.bytes - oldest.bytes) / max(now - oldest.time, 0.001)
         // Each part with the order in which it is dropped when the terminal
         // is too narrow (0 = kept longest): bar, counts and ETA matter most.
         var parts: [(text: String, dropOrder: Int)] = []
@@ -93,8 +126,10 @@ final class ProgressBar: Sendable {
             parts.append(("\(Quantities.formatSize(state.bytes))", 3))
         }
         if !state.detail.isEmpty { parts.append((state.detail, 4)) }
-        parts.append(("\(Quantities.formatSize(Int(Double(state.bytes) / elapsed)))/s", 2))
-        if total > 0, done > 0, done < total {
+        parts.append(("\(Quantities.formatSize(Int(rate)))/s", 2))
+        if let remaining = state.bytesRemaining, remaining > 0, rate > 0 {
+            parts.append(("ETA \(Self.clock(Double(remaining) / rate))", 0))
+        } else if total > 0, done > 0, done < total {
             let remaining = elapsed / Double(done) * Double(total - done)
             parts.append(("ETA \(Self.clock(remaining))", 0))
         }

@@ -159,7 +159,9 @@ import Testing
     @Test func twoHundredURLsOnOneHostUseAtMostSixConnections() throws {
         server.route("/many.png", .ok(v1))
         let list = (0..<200).map { server.url("/many.png?n=\($0)") }.joined(separator: "\n")
-        let prefetch = try CLI.run(["prefetch", "-j", "16"], cacheDir: cache.path, stdin: Array(list.utf8))
+        // --max-per-host defaults to the concurrency (16 here), so the cap is given.
+        let prefetch = try CLI.run(
+            ["prefetch", "-j", "16", "--max-per-host", "6"], cacheDir: cache.path, stdin: Array(list.utf8))
         #expect(prefetch.status == 0, "\(prefetch.stderr)")
         #expect(server.requestCount == 200)
         #expect(server.connectionCount <= 6, "\(server.connectionCount) connections")

@@ -113,7 +113,11 @@ import Testing
     static let cases: [Case] = [
         Case(name: "stall before headers", response: .stall(seconds: 30), status: 3),
         Case(name: "stall mid-body", response: .stallMidBody(body, afterBytes: 50_000, seconds: 30), status: 3),
-        Case(name: "trickle 1 byte/s", response: .trickle(body, bytesPerSecond: 1), status: 3),
+        // A byte a second never stalls: --timeout is a stall timeout (as
+        // NSURLSession's and wget's read timeout), --max-time caps the attempt.
+        Case(
+            name: "trickle 1 byte/s", response: .trickle(body, bytesPerSecond: 1), status: 3,
+            extraArguments: ["--max-time", "2"]),
         Case(name: "close early", response: .closeEarly(body, afterBytes: 70_000), status: 3),
         Case(
             name: "Content-Length too long", response: .wrongContentLength(body, declared: body.count + 500), status: 3),

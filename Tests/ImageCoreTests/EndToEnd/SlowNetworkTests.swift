@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// Timeouts as users expect them on slow networks: `--timeout` gives up on
+/// a transfer that stalls, not on one that is slow but steady; `--max-time`
+/// caps an attempt; a retry resumes a broken-off body in the same run.
+@Suite(.serialized) struct SlowNetworkTests: CommandSuite {
+    let fixture: CommandFixture
+    /// A PNG signature and 200 000 bytes that differ along the way.
+    let large = Fixtures.tinyPNG + (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+    init() throws {
+        fixture = try CommandFixture()
+    }
+
+    /// Runs `fetch` and measures its wall time.
+    func timedFetch(_ arguments: String...) throws -> (result: CLI.Result, seconds: Double) {
+        let start = Date()
+        let result = try run(["fetch"] + arguments)
+        return (result, Date().timeIntervalSince(start))
+    }
+
+    @Test func aStalledBodyFailsAfterTheStallTimeout() throws {
+        server.route("/stall.png", .stallMidBody(large, afterBytes: 50_000, seconds: 30))
+        let (result, seconds) = try timedFetch(
+            "--retries", "0", "--timeout", "2", "-o", "/dev/null", server.url("/stall.png"))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("no data for 2s"), "\(result.stderr)")
+        #expect(seconds > 1.5 && seconds < 12, "took \(seconds) s")
+    }
+
+    @Test func aSlowButSteadyBodyOutlastsTheStallTimeout() throws {
+        // 80 KB at 20 KB/s: 4 s, twice the timeout, with a byte every 50 ms.
+        let body = Array(large.prefix(80_000))
+        server.route("/steady.png", .trickle(body, bytesPerSecond: 20_000))
+        let (result, seconds) = try timedFetch("--retries", "0", "--timeout", "2", server.url("/steady.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == body)
+        #expect(seconds > 3, "took \(seconds) s")
+    }
+
+    @Test func maxTimeCapsTheWholeAttempt() throws {
+        server.route("/steady.png", .trickle(Array(large.prefix(80_000)), bytesPerSecond: 20_000))
+        let (result, seconds) = try timedFetch(
+            "--retries", "0", "--max-time", "2", "-o", "/dev/null", server.url("/steady.png"))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("timed out"), "\(result.stderr)")
+        #expect(seconds > 1.5 && seconds < 12, "took \(seconds) s")
+    }
+
+    @Test func maxTimeFromTheConfigurationFile() throws {
+        try Data("max-time = 2\n".utf8).write(to: URL(fileURLWithPath: "\(cache.path)/imgcache.conf"))
+        server.route("/steady.png", .trickle(Array(large.prefix(80_000)), bytesPerSecond: 20_000))
+        let (result, seconds) = try timedFetch("--retries", "0", "-o", "/dev/null", server.url("/steady.png"))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(seconds < 12, "took \(seconds) s")
+    }
+
+    @Test func aStalledBodyResumesInTheSameRunWithAStrongETag() throws {
+        server.route(
+            "/big.png",
+            sequence: [
+                .ranged(large, etag: "\"r1\"", cutAfter: 70_000, stallAtCut: 30), .ranged(large, etag: "\"r1\""),
+            ])
+        let (result, _) = try timedFetch("-v", "--timeout", "1", server.url("/big.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == large)
+        #expect(result.stderr.contains("resumed"), "\(result.stderr)")
+        // The file went over the wire about once: 70 000 bytes, then the rest.
+        #expect(server.requests.count == 2)
+        #expect(server.requests.last?.header("Range") == "bytes=70000-")
+        #expect(server.requests.last?.header("If-Range") == "\"r1\"")
+    }
+
+    @Test func aLastModifiedASecondBeforeDateIsStrongEnoughToResume() throws {
+        // RFC 9110 §8.8.2.2: a Last-Modified at least a second before the
+        // response's Date is a strong validator.
+        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
+        server.route(
+            "/dated.png",
+            sequence: [
+                .ranged(large, etag: nil, lastModified: modified, cutAfter: 60_000, stallAtCut: 30),
+                .ranged(large, etag: nil, lastModified: modified),
+            ])
+        let (result, _) = try timedFetch("--timeout", "1", server.url("/dated.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == large)
+        #expect(server.requests.count == 2)
+        #expect(server.requests.last?.header("Range") == "bytes=60000-")
+        #expect(server.requests.last?.header("If-Range") == modified)
+    }
+
+    @Test func aLastModifiedAsRecentAsDateIsNotResumed() throws {
+        server.route(
+            "/recent.png",
+            sequence: [
+                .ranged(large, etag: nil, lastModified: "now", cutAfter: 60_000, stallAtCut: 30),
+                .ranged(large, etag: nil, lastModified: "now"),
+            ])
+        let (result, _) = try timedFetch("--timeout", "1", server.url("/recent.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == large)
+        #expect(server.requests.last?.header("Range") == nil)
+    }
+}
