@@ -26,7 +26,14 @@ src=$CORPUS/png_gray8_photo_skimage-camera.png
 [ -f "$src" ] || { convert -size 400x300 plasma:fractal -quality 97 "$SLOW/src.jpg"; src=$SLOW/src.jpg; }
 for i in $(seq -w 0 23); do cp "$src" "$SLOW/www/img/$i.${src##*.}"; done
 # About 1 MB that is still an image: a PNG of noise (incompressible) made by ImageMagick.
-convert -size 600x570 xc: +noise Random -depth 8 "$SLOW/www/big.png" 2>/dev/null || cp "$src" "$SLOW/www/big.png"
+python3 - "$SLOW/www/big.png" <<'PY'
+import os, struct, sys, zlib
+w, h = 600, 570
+chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+rows = b"".join(b"\0" + os.urandom(w * 3) for _ in range(h))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+	+ chunk(b"IDAT", zlib.compress(rows, 0)) + chunk(b"IEND", b""))
+PY
 size_kb=$(( $(stat -c %s "$src") / 1000 ))
 big_kb=$(( $(stat -c %s "$SLOW/www/big.png") / 1024 ))
 
@@ -56,7 +63,7 @@ CONF
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$FAST/" && break; sleep 0.1; done
 
 list() {  # scheme port count
-	for i in $(seq -w 0 $(($3 - 1))); do echo "$1://127.0.0.1:$2/img/$i.${src##*.}"; done > "$SLOW/list.txt"
+	for i in $(seq -f %02g 0 $(($3 - 1))); do echo "$1://127.0.0.1:$2/img/$i.${src##*.}"; done > "$SLOW/list.txt"
 }
 # One timed run of a tool over list.txt, into a fresh directory.
 run_tool() {
