@@ -128,7 +128,8 @@ final class CurlMultiLoop: Sendable {
         imgcache_curl_multi_wakeup(handles.multi)
     }
 
-    /// Cancels every transfer, queued or running (SIGINT).
+    /// Cancels every transfer, queued or running, and every one queued
+    /// later (SIGINT).
     func cancelAll() {
         inbox.withLock { $0.cancelAll = true }
         imgcache_curl_multi_wakeup(handles.multi)
@@ -284,7 +285,9 @@ final class CurlMultiLoop: Sendable {
             if inbox.cancelAll {
                 dropped = inbox.queued
                 inbox.queued.removeAll()
-                inbox.cancelAll = inbox.shuttingDown
+                // Stays set: a transfer queued after the signal (its load
+                // was past the manager's check when it came) fails too,
+                // instead of running to its end.
                 work.cancelsEverything = true
             }
             if !inbox.cancelled.isEmpty {

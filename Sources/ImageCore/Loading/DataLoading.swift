@@ -34,7 +34,8 @@ public protocol DataLoading: Sendable {
     /// `ImageCoreError` (`.network`, `.http`, `.image` for a body that is
     /// clearly not an image or too large, `.cacheIO`, `.interrupted`).
     func download(_ request: DownloadRequest) async throws -> DownloadResponse
-    /// Cancels every queued and running download; their callers get `.interrupted` (SIGINT).
+    /// Cancels every queued and running download, and every later one; their
+    /// callers get `.interrupted` (SIGINT).
     func cancelAll()
     /// Releases what the loader holds (connections, the cookie jar written
     /// out) and waits until that is done. Call before the process exits.

@@ -9,7 +9,7 @@ import Synchronization
 /// Thread safety: as `DataLoading`; the downloader is created under a lock.
 final class OnDemandLoader: DataLoading {
     private let settings: Downloader.Configuration
-    private let created = Mutex<Downloader?>(nil)
+    private let created = Mutex<(downloader: Downloader?, cancelled: Bool)>((nil, false))
 
     init(settings: Downloader.Configuration) {
         self.settings = settings
@@ -19,22 +19,30 @@ final class OnDemandLoader: DataLoading {
         try await downloader().download(request)
     }
 
-    /// Cancels the downloader's transfers, if it was ever created.
+    /// Cancels the downloader's transfers, if it was ever created, and
+    /// those of one created later: a load past the manager's check when
+    /// the signal came must not start a download that runs to its end.
     func cancelAll() {
-        created.withLock { $0 }?.cancelAll()
+        let downloader = created.withLock { created in
+            created.cancelled = true
+            return created.downloader
+        }
+        downloader?.cancelAll()
     }
 
     /// Closes the downloader, if it was ever created.
     func close() {
-        created.withLock { $0 }?.close()
+        created.withLock { $0.downloader }?.close()
     }
 
     private func downloader() throws -> Downloader {
-        try created.withLock { created in
-            if let created { return created }
+        let (downloader, isNew, cancelled) = try created.withLock { created in
+            if let existing = created.downloader { return (existing, false, created.cancelled) }
             let downloader = try Downloader(configuration: settings)
-            created = downloader
-            return downloader
+            created.downloader = downloader
+            return (downloader, true, created.cancelled)
         }
+        if isNew && cancelled { downloader.cancelAll() }
+        return downloader
     }
 }

@@ -54,6 +54,21 @@ import Testing
         #expect(sent.header("Accept")?.hasPrefix("image/webp") == true)
     }
 
+    /// After a cancel-all (SIGINT), a transfer queued later fails as
+    /// interrupted instead of running to its end: its load may have passed
+    /// the manager's check just before the signal came.
+    @Test func aTransferQueuedAfterCancellingAllIsInterrupted() async throws {
+        server.route("/a.png", .ok(png))
+        let loader = try downloader()
+        _ = try await loader.download(request("/a.png"))
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        loader.cancelAll()
+        _ = try await expectFailure(request("/a.png"), kind: .interrupted, using: loader)
+        #expect(server.requestCount(for: "/a.png") == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == before)
+        loader.close()
+    }
+
     @Test func errorStatusesAreHTTPErrorsAndOnlySomeAreTransient() async throws {
         server.route("/404", .status(404, body: Array("gone".utf8), headers: [:]))
         server.route("/503", .status(503, body: [], headers: ["Retry-After": "1"]))
