@@ -43,6 +43,7 @@ extension RemoteCache {
         let token = UniqueName.make()
         var delay = 0.05
         var waited = false
+        var lastTry = false
         while true {
             let answer: LeaseAnswer
             do {
@@ -51,9 +52,10 @@ extension RemoteCache {
                 disable(index, storage, error)
                 return .unclaimed
             }
-            if case .held(let remaining?) = answer, remaining > 0 {
+            if case .held(let remaining?) = answer, remaining > 0, MonotonicClock.now() + remaining > expiry {
                 // The holder's lease, renewed while it downloads, sets how long to wait.
-                expiry = max(expiry, MonotonicClock.now() + remaining)
+                expiry = MonotonicClock.now() + remaining
+                lastTry = false
             }
             if answer == .acquired {
                 let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
@@ -75,9 +77,16 @@ extension RemoteCache {
             }
             let now = MonotonicClock.now()
             let deadline = expiry + Self.leaseMargin
-            guard now < deadline else {
-                events.emit("gave up waiting for another machine's download: \(url)")
-                return .unclaimed
+            if now >= deadline {
+                // The wait ran out: once more for the lease (a dead holder's
+                // has expired by now; a slow poll must not skip taking it),
+                // then download without one.
+                guard !lastTry else {
+                    events.emit("gave up waiting for another machine's download: \(url)")
+                    return .unclaimed
+                }
+                lastTry = true
+                continue
             }
             try await pause(min(delay, deadline - now))
             switch await lookup(key, in: index, url: url, maxBytes: maxBytes, countsMiss: false, inspect: inspect) {
