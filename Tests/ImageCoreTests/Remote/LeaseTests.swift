@@ -93,8 +93,13 @@ struct LeaseTests {
             Issue.record("the waiter did not take the expired lease: \(claimed)")
             return
         }
-        // Taken at expiry, not before; the upper bound leaves room for a starved test.
-        #expect(waited > 1.0 && waited < 1.5 + RemoteCache.leaseMargin + 30, "\(waited) s")
+        // Taken at expiry, not before. The upper bound leaves room for a
+        // starved test, but not for ThreadSanitizer's pace (a CI-like run
+        // waited 39 s there): the lease taken is the state checked there.
+        #expect(waited > 1.0, "\(waited) s")
+        if ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] != "thread" {
+            #expect(waited < 1.5 + RemoteCache.leaseMargin + 30, "\(waited) s")
+        }
     }
 
     /// Renewal and release compare the token: a holder whose lease expired
@@ -132,8 +137,9 @@ struct LeaseTests {
             Issue.record("no lease")
             return
         }
-        try await Task.sleep(nanoseconds: 1_000_000_000)
-        #expect(store.renewals.load(ordering: .relaxed) >= 1)
+        // Waits for the renewal rather than assuming when it comes: under
+        // ThreadSanitizer a starved pool ran no renewal within a second.
+        #expect(await waitUntil { store.renewals.load(ordering: .relaxed) >= 1 })
         remote.end(lease)
         await remote.finish()
         let renewals = store.renewals.load(ordering: .relaxed)
