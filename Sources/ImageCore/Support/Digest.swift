@@ -17,25 +17,24 @@ enum Digest {
 
     /// The hex XXH3-128 of `bytes` (32 digits). The corresponding C function is `XXH3_128bits`.
     static func xxh3Hex(_ bytes: [UInt8]) -> String {
-        var digest = [UInt8](repeating: 0, count: 16)
-        bytes.withUnsafeBytes { buffer in
-            digest.withUnsafeMutableBufferPointer {
-                imgcache_xxh3_128(buffer.baseAddress, buffer.count, $0.baseAddress)
-            }
-        }
-        return hex(digest)
+        hex(xxh3(bytes))
     }
 
     /// The first 64 bits of XXH3-128 of `bytes`, as a number: the same on
     /// every machine and in every run (unlike Swift's seeded `Hasher`).
     static func xxh3Word(_ bytes: [UInt8]) -> UInt64 {
+        xxh3(bytes).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The 16 bytes of XXH3-128 of `bytes`, big-endian (the canonical form).
+    private static func xxh3(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 16)
         bytes.withUnsafeBytes { buffer in
             digest.withUnsafeMutableBufferPointer {
                 imgcache_xxh3_128(buffer.baseAddress, buffer.count, $0.baseAddress)
             }
         }
-        return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        return digest
     }
 
     private static let digits = Array("0123456789abcdef".utf8)
