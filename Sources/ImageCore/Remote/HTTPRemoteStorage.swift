@@ -1,10 +1,10 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Synchronization
 
 /// A remote storage on an HTTP server that accepts PUT and DELETE (nginx's
 /// WebDAV module, Apache mod_dav, bazel-remote): an entry is the object at
-/// `BASE/imgcache/<layout version>/<key hash>`.
+/// `BASE/imgcache/<layout version>/<key hash>`. Download leases live beside
+/// the entries, where the server honours conditional PUT
+/// (`HTTPRemoteStorage+Leases.swift`).
 ///
 /// Requests go through the manager's downloader, so they share its libcurl
 /// multi handle and keep-alive connections. Credentials in the URL are sent
@@ -14,6 +14,10 @@ final class HTTPRemoteStorage: RemoteStorage {
     private let base: String
     private let credentials: String?
     private let network: any DataLoading
+    /// Why the server can hold no leases (nil: it honours `If-None-Match: *`
+    /// on PUT): probed once, by the first request for a lease, which the
+    /// others await.
+    let leaseProbe = Mutex<Task<String?, any Error>?>(nil)
 
     init(_ configured: RemoteStorageURL, network: any DataLoading) {
         self.configured = configured
@@ -26,21 +30,38 @@ final class HTTPRemoteStorage: RemoteStorage {
     func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {
         var request = self.request("GET", name)
         request.maxBytes = maxBytes
-        guard let response = try await send(request, missingIsNil: true) else { return nil }
+        guard case (_, let response?) = try await send(request, answers: [404]) else { return nil }
         return response.body ?? []
     }
 
     func put(_ name: String, _ object: [UInt8]) async throws {
-        var request = self.request("PUT", name)
-        request.uploadBody = object
-        _ = try await send(request, missingIsNil: false)
+        _ = try await write(name, object)
     }
 
     func delete(_ name: String) async throws -> Bool {
-        try await send(request("DELETE", name), missingIsNil: true) != nil
+        try await send(request("DELETE", name), answers: [404]).status != 404
     }
 
-    private func request(_ method: String, _ name: String) -> DownloadRequest {
+    /// PUTs `body` as `name` with the given precondition headers; returns
+    /// the status, 412 when a precondition failed.
+    func write(_ name: String, _ body: [UInt8], conditions: [HTTPHeader] = []) async throws -> Int {
+        var request = self.request("PUT", name)
+        request.uploadBody = body
+        request.headers += conditions
+        let (status, _) = try await send(request, answers: [409, 412])
+        guard status == 409 else { return status }
+        // RFC 4918 servers (Apache mod_dav) create no missing parent
+        // collections, as nginx's `create_full_put_path` does: make them, once.
+        for collection in ["imgcache/", "imgcache/\(RemoteObject.layoutVersion)/"] {
+            var make = self.request("MKCOL", "")
+            make.url = "\(base)/\(collection)"
+            _ = try await send(make, answers: [405])  // 405: it exists
+        }
+        return try await send(request, answers: [412]).status
+    }
+
+    /// A request for object `name`, as every request to the store is made.
+    func request(_ method: String, _ name: String) -> DownloadRequest {
         var request = DownloadRequest(url: "\(base)/imgcache/\(RemoteObject.layoutVersion)/\(name)")
         request.method = method
         request.expectsImage = false
@@ -59,15 +80,22 @@ final class HTTPRemoteStorage: RemoteStorage {
         return request
     }
 
-    /// Sends one request; a 404 is nil when `missingIsNil`, any other failure
+    /// Sends one request. An error status listed in `answers` is returned
+    /// (without a response) for the caller to act on; any other failure is
     /// an error naming the storage (masked) and the cause.
-    private func send(_ request: DownloadRequest, missingIsNil: Bool) async throws -> DownloadResponse? {
+    func send(
+        _ request: DownloadRequest, answers: Set<Int> = []
+    ) async throws -> (
+        status: Int, response: DownloadResponse?
+    ) {
         do {
-            return try await network.download(request)
+            let response = try await network.download(request)
+            return (response.status, response)
         } catch let error as ImageCoreError {
-            if missingIsNil && error.httpStatus == 404 { return nil }
+            if let status = error.httpStatus, answers.contains(status) { return (status, nil) }
             if error.kind == .interrupted { throw error }
-            throw ImageCoreError(.network, "\(request.method) \(configured): \(error.message)")
+            throw ImageCoreError(
+                .network, "\(request.method) \(configured): \(error.message)", httpStatus: error.httpStatus)
         }
     }
 }

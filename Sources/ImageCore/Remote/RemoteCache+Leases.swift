@@ -1,6 +1,6 @@
 /// Fleet-wide single flight: before downloading a URL found nowhere, a
 /// machine takes a lease for its key in the first writable store that holds
-/// leases (Redis; HTTP stores hold none, see `RemoteLeasing`). A machine
+/// leases (Redis; an HTTP server that honours conditional PUT). A machine
 /// that finds the lease taken polls that store for the entry, with backoff,
 /// trying the lease again each time: it stops when the entry arrives, when
 /// it gets the lease (the holder gave it up, or died and it expired), or
@@ -31,10 +31,24 @@ extension RemoteCache {
         inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo,
         pause: (Double) async throws -> Void
     ) async throws -> DownloadClaim {
-        let name = key.hash
-        guard let index = leaseBackend(for: name), let storage = backends[index] as? any RemoteLeasing else {
-            return .unclaimed
+        for index in leaseCandidates(for: key.hash) {
+            if let claim = try await claimDownload(
+                key, in: index, url: url, maxBytes: maxBytes, inspect: inspect, pause: pause)
+            {
+                return claim
+            }
         }
+        return .unclaimed
+    }
+
+    /// The claim in backend `index`; nil if it turns out to hold no leases.
+    private func claimDownload(
+        _ key: CacheKey, in index: Int, url: String, maxBytes: Int,
+        inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo,
+        pause: (Double) async throws -> Void
+    ) async throws -> DownloadClaim? {
+        let name = key.hash
+        guard let storage = backends[index] as? any RemoteLeasing else { return nil }
         let duration = storage.configured.leaseDuration
         // When the holder's lease runs out unless renewed: as the store last
         // reported it, moved only forward, and not by a lease at its end (a
@@ -56,6 +70,10 @@ extension RemoteCache {
                 // The holder's lease, renewed while it downloads, sets how long to wait.
                 expiry = MonotonicClock.now() + remaining
                 lastTry = false
+            }
+            if case .unsupported(let reason) = answer {
+                noteLeaseless(index, storage, reason)
+                return nil
             }
             if answer == .acquired {
                 let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
@@ -115,10 +133,18 @@ extension RemoteCache {
         } catch {}
     }
 
-    /// The first writable, unfailed backend for `name` that holds leases.
-    private func leaseBackend(for name: String) -> Int? {
-        backendIndices(for: name).first { index in
+    /// The writable, unfailed backends for `name` that may hold leases, in
+    /// the configured order.
+    private func leaseCandidates(for name: String) -> [Int] {
+        backendIndices(for: name).filter { index in
             !backends[index].configured.readOnly && !hasFailed(index) && backends[index] is any RemoteLeasing
+                && !leaseless.withLock { $0.contains(index) }
         }
+    }
+
+    /// Remembers a store that turned out to hold no leases, saying so once.
+    private func noteLeaseless(_ index: Int, _ storage: any RemoteStorage, _ reason: String) {
+        guard leaseless.withLock({ $0.insert(index).inserted }) else { return }
+        events.emit("remote storage \(storage.configured) holds no download leases: \(reason)")
     }
 }

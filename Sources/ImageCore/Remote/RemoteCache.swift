@@ -42,6 +42,8 @@ final class RemoteCache: Sendable {
     private let uploads = Mutex<[Task<Void, Never>]>([])
     /// Leases this process holds, by key hash (`RemoteCache+Leases.swift`).
     let leases = Mutex<[String: RemoteLease]>([:])
+    /// Backends found to hold no leases in this run (`RemoteCache+Leases.swift`).
+    let leaseless = Mutex<Set<Int>>([])
     let statistics: Statistics
     let events: EventLog
     /// Where a store that refuses a write is reported, once per store and

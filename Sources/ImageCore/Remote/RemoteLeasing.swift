@@ -10,7 +10,8 @@
 /// Thread safety: as for `RemoteStorage`.
 protocol RemoteLeasing: RemoteStorage {
     /// Takes the lease `name` for `duration` seconds, marked with `token`,
-    /// if nobody holds it.
+    /// if nobody holds it (`.unsupported` if this store cannot hold leases
+    /// after all: an HTTP server that ignores conditional PUT).
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer
     /// Extends the lease to `duration` seconds from now if `token` still
     /// holds it; false if it expired or another holds it.
@@ -25,4 +26,7 @@ enum LeaseAnswer: Sendable, Equatable {
     case acquired
     /// Another holds it, for `remaining` seconds more unless renewed (nil: unknown).
     case held(remaining: Double?)
+    /// The store holds no leases in this run, for the reason given ("it
+    /// ignores …"): the next one that can is asked.
+    case unsupported(String)
 }

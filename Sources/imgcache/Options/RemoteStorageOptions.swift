@@ -10,7 +10,8 @@ struct RemoteStorageOptions: ParsableArguments {
             "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
                 + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS, "
                 + "|shards=A,B,… (the URL's * replaced by the key's shard), |lease=MS (how long a machine "
-                + "downloading a URL makes the others wait for its upload; default 30000; Redis only) "
+                + "downloading a URL makes the others wait for its upload; default 30000; Redis, and HTTP servers that honour "
+                + "If-None-Match: * on PUT) "
                 + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
             valueName: "url"))
     var remoteStorage: String?

@@ -5,12 +5,14 @@ import Testing
 @testable import ImageCore
 
 /// Machines (cache directories, processes) started together on the same
-/// list, sharing one Redis: the lease lets one of them download each URL
-/// while the others wait for its upload.
-@Suite(
-    .serialized,
-    .enabled(if: LoopbackServices.haveRedis, "redis-server is not installed (make deps installs it)"))
+/// list, sharing one store (Redis, or Apache mod_dav, which honours
+/// conditional PUT): the lease lets one of them download each URL while
+/// the others wait for its upload.
+@Suite(.serialized)
 struct FleetTests {
+    static let redisMissing = "redis-server is not installed (make deps installs it)"
+    static let apacheMissing = "apache2 is not installed (make deps installs it)"
+
     /// A distinct 8×8 PNG per index.
     static func image(_ index: Int) throws -> [UInt8] {
         var pixels: [UInt8] = []
@@ -18,7 +20,19 @@ struct FleetTests {
         return try PNGEncoder.encode(pixels, width: 8, height: 8)
     }
 
-    @Test func sixMachinesStartedTogetherDownloadEachURLOnce() throws {
+    @Test(.enabled(if: LoopbackServices.haveRedis, Comment(rawValue: redisMissing)))
+    func sixMachinesSharingRedisDownloadEachURLOnce() throws {
+        let redis = try RedisProcess()
+        try sixMachinesDownloadEachURLOnce(sharing: redis.url)
+    }
+
+    @Test(.enabled(if: LoopbackServices.haveApache, Comment(rawValue: apacheMissing)))
+    func sixMachinesSharingAnApacheStoreDownloadEachURLOnce() throws {
+        let apache = try ApacheProcess()
+        try sixMachinesDownloadEachURLOnce(sharing: apache.url)
+    }
+
+    func sixMachinesDownloadEachURLOnce(sharing remote: String) throws {
         let count = 30
         let origin = try TestHTTPServer()
         var images: [String: [UInt8]] = [:]
@@ -30,13 +44,12 @@ struct FleetTests {
                 .trickle(bytes, bytesPerSecond: bytes.count * 5, headers: ["Cache-Control": "max-age=3600"]))
             images[origin.url("/i\(index).png")] = bytes
         }
-        let redis = try RedisProcess()
         let work = try TemporaryDirectory()
         let list = "\(work.path)/list.txt"
         try images.keys.sorted().joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let machines = try (0..<6).map { _ in try TemporaryDirectory() }
         let processes = try machines.map { machine in
-            try CLI.start(["prefetch", "--remote-storage", redis.url, list], cacheDir: machine.path, stdinPath: list)
+            try CLI.start(["prefetch", "--remote-storage", remote, list], cacheDir: machine.path, stdinPath: list)
         }
         let deadline = Date().addingTimeInterval(120)
         for process in processes {
@@ -62,25 +75,42 @@ struct FleetTests {
         }
     }
 
+    @Test(.enabled(if: LoopbackServices.haveRedis, Comment(rawValue: redisMissing)))
+    func aKilledLeaseholderInRedisDelaysTheOthersByAtMostTheLease() throws {
+        let redis = try RedisProcess()
+        let connection = try redis.connect()
+        try aKilledLeaseholderDelaysTheOthersByAtMostTheLease(sharing: redis.url) { hash in
+            let leaseKey = Array("imgcache:\(RemoteObject.layoutVersion):lease:\(hash)".utf8)
+            return try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(1)
+        }
+    }
+
+    @Test(.enabled(if: LoopbackServices.haveApache, Comment(rawValue: apacheMissing)))
+    func aKilledLeaseholderInAnApacheStoreDelaysTheOthersByAtMostTheLease() throws {
+        let apache = try ApacheProcess()
+        try aKilledLeaseholderDelaysTheOthersByAtMostTheLease(sharing: apache.url) { hash in
+            FileManager.default.fileExists(atPath: apache.objectPath("\(hash).lease"))
+        }
+    }
+
     /// The leaseholder is SIGKILLed mid-download: its lease is no longer
     /// renewed, and the next machine takes it over when it expires.
-    @Test func aKilledLeaseholderDelaysTheOthersByAtMostTheLease() throws {
+    func aKilledLeaseholderDelaysTheOthersByAtMostTheLease(
+        sharing store: String, leaseExists: (String) throws -> Bool
+    ) throws {
         let origin = try TestHTTPServer()
         let bytes = try Self.image(1)
         // About four seconds per answer.
         origin.route(
             "/slow.png", .trickle(bytes, bytesPerSecond: bytes.count / 4, headers: ["Cache-Control": "max-age=3600"]))
-        let redis = try RedisProcess()
-        let remote = redis.url + "|lease=2000"
+        let remote = store + "|lease=2000"
         let holder = try CLI.start(
             ["fetch", "--remote-storage", remote, origin.url("/slow.png")], cacheDir: try TemporaryDirectory().path,
             stdinPath: "/dev/null")
-        let leaseKey = Array(
-            "imgcache:\(RemoteObject.layoutVersion):lease:\(CacheKey(origin.url("/slow.png")).hash)".utf8)
-        let connection = try redis.connect()
+        let hash = CacheKey(origin.url("/slow.png")).hash
         var leased = false
         for _ in 0..<500 where !leased {
-            leased = try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(1)
+            leased = try leaseExists(hash)
             if !leased { usleep(20_000) }
         }
         #expect(leased, "the first machine took no lease")

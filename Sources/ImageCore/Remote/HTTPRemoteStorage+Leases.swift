@@ -1,0 +1,102 @@
+/// Download leases in an HTTP store, for servers that honour conditional
+/// PUT (Apache mod_dav does; nginx 1.22's WebDAV module does not). The
+/// lease for a key is the object `<key hash>.lease` (`HTTPLeaseObject`):
+///
+/// - taken by `PUT` with `If-None-Match: *`: 2xx is ours, 412 is another's;
+/// - taken over once run out (its holder died) by deleting it with
+///   `If-Match` its ETag, so of the waiters that saw it run out only one
+///   frees it, then taking it as above;
+/// - renewed and released only after reading it back and finding our token,
+///   with `If-Match` as well where the ETag is strong (Apache's is weak for
+///   a second after a write, and a weak one never matches).
+///
+/// Whether the server honours `If-None-Match: *` is probed once per run, by
+/// the first request for a lease: a conditional PUT over an object that
+/// exists must answer 412. Where it answers 2xx the store takes no leases
+/// (`LeaseAnswer.unsupported`) and the next store that can hold them does.
+extension HTTPRemoteStorage: RemoteLeasing {
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
+        if let reason = try await leaseRefusal() { return .unsupported(reason) }
+        let lease = HTTPLeaseObject(token: token, duration: duration)
+        // Twice at most: once more after freeing a lease that ran out, or one freed meanwhile.
+        for _ in 0..<2 {
+            if try await write(leaseName(name), lease.encoded, conditions: [Self.ifNoneMatchAny]) != 412 {
+                return .acquired
+            }
+            guard let held = try await readLease(name) else { continue }
+            let remaining = held.lease?.remaining() ?? 0
+            if remaining > 0 { return .held(remaining: remaining) }
+            guard try await free(name, ifStill: held.etag) else {
+                return .held(remaining: nil)  // another waiter took it over first
+            }
+        }
+        return .held(remaining: nil)
+    }
+
+    /// Deletes the lease object for `name` if it is still the version with
+    /// `etag` (any version, for a weak or missing ETag); false if it was replaced.
+    func free(_ name: String, ifStill etag: String?) async throws -> Bool {
+        var free = request("DELETE", leaseName(name))
+        free.headers += Self.matching(etag)
+        return try await send(free, answers: [404, 412]).status != 412
+    }
+
+    func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
+        guard let held = try await readLease(name), held.lease?.token == token else { return false }
+        let renewed = HTTPLeaseObject(token: token, duration: duration)
+        return try await write(leaseName(name), renewed.encoded, conditions: Self.matching(held.etag)) != 412
+    }
+
+    func releaseLease(_ name: String, token: String) async throws {
+        guard let held = try await readLease(name), held.lease?.token == token else { return }
+        _ = try await free(name, ifStill: held.etag)
+    }
+
+    /// The lease object for key hash `name` and its ETag; nil if there is
+    /// none, a nil lease if the object is not one.
+    func readLease(_ name: String) async throws -> (lease: HTTPLeaseObject?, etag: String?)? {
+        var read = request("GET", leaseName(name))
+        read.maxBytes = 4096
+        guard case (_, let response?) = try await send(read, answers: [404]) else { return nil }
+        return (HTTPLeaseObject(parsing: response.body ?? []), response.headers["etag"])
+    }
+
+    private func leaseName(_ name: String) -> String { "\(name).lease" }
+
+    private static let ifNoneMatchAny = HTTPHeader(name: "If-None-Match", value: "*")
+
+    /// `If-Match` for a strong ETag; nothing for a weak or missing one (the
+    /// token just read back is then the only check).
+    private static func matching(_ etag: String?) -> [HTTPHeader] {
+        guard let etag, etag.hasPrefix("\"") else { return [] }
+        return [HTTPHeader(name: "If-Match", value: etag)]
+    }
+
+    /// Why the store can hold no leases, nil if it can: the probe's
+    /// outcome, probing on the first call.
+    private func leaseRefusal() async throws -> String? {
+        let probe = leaseProbe.withLock { probe in
+            if let probe { return probe }
+            let task = Task { try await probeConditionalPut() }
+            probe = task
+            return task
+        }
+        return try await probe.value
+    }
+
+    /// Makes sure the probe object exists, then PUTs over it with
+    /// `If-None-Match: *`: a server that honours the header answers 412.
+    /// The object stays (every machine writes the same bytes to it). A
+    /// refused write is no failure of the store's: its lookups may work,
+    /// and the first upload reports the refusal.
+    private func probeConditionalPut() async throws -> String? {
+        let body = Array("imgcache lease probe\n".utf8)
+        do {
+            _ = try await write("lease-probe", body)
+            let status = try await write("lease-probe", body, conditions: [Self.ifNoneMatchAny])
+            return status == 412 ? nil : "it ignores If-None-Match: * on PUT"
+        } catch let error as ImageCoreError where error.httpStatus != nil {
+            return "it refused the probe's write (\(error.message))"
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// Download leases in HTTP stores, against real servers on loopback: Apache
+/// mod_dav, which honours conditional PUT, and nginx's WebDAV module, which
+/// does not (its stores take no leases; a Redis store named too takes them).
+@Suite(.serialized, .enabled(if: LoopbackServices.haveApache, "apache2 is not installed (make deps installs it)"))
+struct HTTPLeaseTests {
+    let key = CacheKey("http://origin.example/a.png")
+    let network: Downloader
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+        network = try Downloader(configuration: Downloader.Configuration(temporaryDirectory: work.path))
+    }
+
+    func storage(_ url: String) throws -> HTTPRemoteStorage {
+        HTTPRemoteStorage(try RemoteStorageURL(parsing: url + "|timeout=5000|connect-timeout=2000"), network: network)
+    }
+
+    func machine(_ spec: String, events: EventLog = .silent) throws -> RemoteCache {
+        let patient = spec.split(separator: " ").map { $0 + "|timeout=5000|connect-timeout=2000" }
+        return RemoteCache(
+            try RemoteStorageURL.parseList(patient.joined(separator: " ")), statistics: Statistics(), events: events,
+            network: network)
+    }
+
+    func claim(_ remote: RemoteCache) async throws -> RemoteCache.DownloadClaim {
+        try await remote.claimDownload(
+            key, url: "http://origin.example/a.png", maxBytes: 1 << 20, inspect: { _ in LeaseTests.info },
+            pause: { try await Task.sleep(nanoseconds: UInt64($0 * 1_000_000_000)) })
+    }
+
+    /// The probe finds that Apache honours `If-None-Match: *` (creating the
+    /// collections a fresh mod_dav tree lacks); the lease is then taken,
+    /// refused to another, renewed and released by its holder only.
+    @Test func apacheHoldsLeasesThatOnlyTheirHolderRenewsOrFrees() async throws {
+        let apache = try ApacheProcess()
+        let (mine, theirs) = (try storage(apache.url), try storage(apache.url))
+        #expect(try await mine.acquireLease(key.hash, token: "mine", duration: 600) == .acquired)
+        #expect(apache.log.contains("412 PUT /imgcache/1/lease-probe"), "\(apache.log)")
+        guard case .held(let remaining?) = try await theirs.acquireLease(key.hash, token: "theirs", duration: 600)
+        else {
+            Issue.record("a held lease was granted again, or its time is unknown")
+            return
+        }
+        #expect(remaining > 500 && remaining <= 600)
+        let leaseFile = apache.objectPath("\(key.hash).lease")
+        #expect(try await mine.renewLease(key.hash, token: "mine", duration: 1200))
+        let renewed = HTTPLeaseObject(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: leaseFile))))
+        #expect(renewed?.token == "mine" && renewed?.duration == 1200)
+        #expect(try await !theirs.renewLease(key.hash, token: "theirs", duration: 1))
+        try await theirs.releaseLease(key.hash, token: "theirs")
+        #expect(FileManager.default.fileExists(atPath: leaseFile), "another's release freed the lease")
+        try await mine.releaseLease(key.hash, token: "mine")
+        #expect(!FileManager.default.fileExists(atPath: leaseFile))
+        #expect(try await theirs.acquireLease(key.hash, token: "theirs", duration: 600) == .acquired)
+    }
+
+    /// A lease whose holder stopped renewing it is taken over once it runs
+    /// out, and by one of the machines that saw it run out, not several.
+    @Test func aLeaseThatRanOutGoesToOneWaiter() async throws {
+        let apache = try ApacheProcess()
+        // The dead holder's lease ran out a second ago; written ten seconds
+        // ago, so Apache's ETag for it is strong (weak for a second after a write).
+        let leaseFile = apache.objectPath("\(key.hash).lease")
+        try FileManager.default.createDirectory(
+            atPath: (leaseFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let dead = HTTPLeaseObject(token: "dead", duration: 9, now: WallClock.now() - 10)
+        try Data(dead.encoded).write(to: URL(fileURLWithPath: leaseFile))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-10)], ofItemAtPath: leaseFile)
+        let waiters = try (0..<4).map { _ in try storage(apache.url) }
+        let answers = try await withThrowingTaskGroup(of: LeaseAnswer.self) { group in
+            for (index, waiter) in waiters.enumerated() {
+                group.addTask { try await waiter.acquireLease(key.hash, token: "w\(index)", duration: 60) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0 == .acquired }.count == 1, "\(answers)")
+        let holder = HTTPLeaseObject(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: leaseFile))))
+        #expect(holder?.token.hasPrefix("w") == true)
+    }
+
+    /// The step that makes the takeover single: a waiter that saw the run-out
+    /// lease frees it only if it is still that version, never the new
+    /// holder's lease that replaced it meanwhile.
+    @Test func aWaiterLateToTheRunOutLeaseLeavesTheNewOneAlone() async throws {
+        let apache = try ApacheProcess()
+        let leaseFile = apache.objectPath("\(key.hash).lease")
+        try FileManager.default.createDirectory(
+            atPath: (leaseFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(HTTPLeaseObject(token: "dead", duration: 9, now: WallClock.now() - 10).encoded).write(
+            to: URL(fileURLWithPath: leaseFile))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-10)], ofItemAtPath: leaseFile)
+        let (late, first) = (try storage(apache.url), try storage(apache.url))
+        let seen = try #require(try await late.readLease(key.hash))
+        #expect(seen.lease?.token == "dead" && seen.etag?.hasPrefix("\"") == true, "a strong ETag: \(seen)")
+        #expect(try await first.acquireLease(key.hash, token: "first", duration: 60) == .acquired)
+        #expect(try await !late.free(key.hash, ifStill: seen.etag))
+        let holder = HTTPLeaseObject(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: leaseFile))))
+        #expect(holder?.token == "first")
+    }
+
+    /// nginx 1.22 answers a conditional PUT over an existing object with
+    /// 204: its store holds no leases (said once with -v), and a Redis store
+    /// named after it holds them instead.
+    @Test(.enabled(if: LoopbackServices.haveNginx && LoopbackServices.haveRedis))
+    func nginxHoldsNoLeasesSoARedisStoreNamedTooDoes() async throws {
+        let (nginx, store) = try makeWebDAVRemote()
+        let lines = Mutex<[String]>([])
+        let events = EventLog { line in lines.withLock { $0.append(line) } }
+        guard case .unclaimed = try await claim(try machine(nginx.url, events: events)) else {
+            Issue.record("nginx's store gave a lease")
+            return
+        }
+        #expect(
+            lines.withLock {
+                $0.contains { $0.hasSuffix("holds no download leases: it ignores If-None-Match: * on PUT") }
+            },
+            "\(lines.withLock { $0 })")
+        #expect(!FileManager.default.fileExists(atPath: remoteObjectPath(store, "") + "\(key.hash).lease"))
+        let redis = try RedisProcess()
+        guard case .leased(let lease) = try await claim(try machine("\(nginx.url) \(redis.url)")) else {
+            Issue.record("no lease in the Redis store")
+            return
+        }
+        #expect(lease.storage is RedisRemoteStorage)
+    }
+
+    /// Through the remote tier: the second machine waits for the first's
+    /// upload to the Apache store, and the lease is gone after it.
+    @Test func theSecondMachineWaitsForTheFirstOnesUpload() async throws {
+        let apache = try ApacheProcess()
+        let (a, b) = (try machine(apache.url + "|lease=600000"), try machine(apache.url + "|lease=600000"))
+        guard case .leased(let lease) = try await claim(a) else {
+            Issue.record("the first machine did not get the lease")
+            return
+        }
+        let waiter = Task { try await claim(b) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let url = "http://origin.example/a.png"
+        let entry = CacheEntry(
+            key: url, url: url, info: LeaseTests.info, byteCount: Fixtures.tinyPNG.count,
+            checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: WallClock.now(),
+            response: StoredResponse(freshUntil: WallClock.now() + 3600), dataFileName: "f")
+        a.upload(entry, bytes: Fixtures.tinyPNG, key: key, url: url)
+        a.end(lease)
+        await a.finish()
+        #expect(!FileManager.default.fileExists(atPath: apache.objectPath("\(key.hash).lease")))
+        guard case .uploaded(let hit) = try await waiter.value else {
+            Issue.record("the waiter did not get the uploaded entry")
+            return
+        }
+        #expect(hit.bytes == Fixtures.tinyPNG)
+    }
+}
