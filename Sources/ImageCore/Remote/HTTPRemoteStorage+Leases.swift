@@ -2,7 +2,10 @@
 /// PUT (Apache mod_dav does; nginx 1.22's WebDAV module does not). The
 /// lease for a key is the object `<key hash>.lease` (`HTTPLeaseObject`):
 ///
-/// - taken by `PUT` with `If-None-Match: *`: 2xx is ours, 412 is another's;
+/// - taken by `PUT` with `If-None-Match: *`: 412 is another's; 2xx is ours
+///   if reading it back finds our token (Apache checks the precondition
+///   before writing, not atomically with it, so PUTs racing within a
+///   millisecond or two can all succeed: the last one written wins);
 /// - taken over once run out (its holder died) by deleting it with
 ///   `If-Match` its ETag, so of the waiters that saw it run out only one
 ///   frees it, then taking it as above;
@@ -21,7 +24,11 @@ extension HTTPRemoteStorage: RemoteLeasing {
         // Twice at most: once more after freeing a lease that ran out, or one freed meanwhile.
         for _ in 0..<2 {
             if try await write(leaseName(name), lease.encoded, conditions: [Self.ifNoneMatchAny]) != 412 {
-                return .acquired
+                // Apache checks the precondition before writing, not with
+                // it: PUTs that arrive together can all succeed, the last
+                // rename winning. Reading the lease back finds the winner.
+                guard let written = try await readLease(name), written.lease?.token != token else { return .acquired }
+                return .held(remaining: written.lease?.remaining())
             }
             guard let held = try await readLease(name) else { continue }
             let remaining = held.lease?.remaining() ?? 0

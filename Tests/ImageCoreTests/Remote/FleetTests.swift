@@ -29,10 +29,14 @@ struct FleetTests {
     @Test(.enabled(if: LoopbackServices.haveApache, Comment(rawValue: apacheMissing)))
     func sixMachinesSharingAnApacheStoreDownloadEachURLOnce() throws {
         let apache = try ApacheProcess()
-        try sixMachinesDownloadEachURLOnce(sharing: apache.url)
+        // Apache checks If-None-Match before writing, not atomically with the
+        // write: PUTs racing within a millisecond or two can both win, and the
+        // read-back after the PUT catches most, not all (30–34 GETs in 10 runs).
+        try sixMachinesDownloadEachURLOnce(sharing: apache.url, extraDownloads: 6)
     }
 
-    func sixMachinesDownloadEachURLOnce(sharing remote: String) throws {
+    /// `extraDownloads`: what a loaded machine may add (a store operation that timed out).
+    func sixMachinesDownloadEachURLOnce(sharing remote: String, extraDownloads: Int = 3) throws {
         let count = 30
         let origin = try TestHTTPServer()
         var images: [String: [UInt8]] = [:]
@@ -59,8 +63,8 @@ struct FleetTests {
             #expect(process.terminationStatus == 0)
         }
         let gets = images.keys.map { origin.requestCount(for: String($0.dropFirst(origin.url("").count))) }
-        // Each URL once; a few extra only if a store operation timed out on a loaded machine.
-        #expect(gets.reduce(0, +) <= count + 3, "\(gets.reduce(0, +)) GETs for \(count) URLs")
+        // Each URL once, and a few more (above).
+        #expect(gets.reduce(0, +) <= count + extraDownloads, "\(gets.reduce(0, +)) GETs for \(count) URLs")
         for machine in machines {
             let run = try CLI.run(
                 ["prefetch", "--json", "--offline", "--no-remote-storage", list], cacheDir: machine.path)

@@ -146,11 +146,7 @@ struct HTTPLeaseTests {
         let waiter = Task { try await claim(b) }
         try await Task.sleep(nanoseconds: 300_000_000)
         let url = "http://origin.example/a.png"
-        let entry = CacheEntry(
-            key: url, url: url, info: LeaseTests.info, byteCount: Fixtures.tinyPNG.count,
-            checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: WallClock.now(),
-            response: StoredResponse(freshUntil: WallClock.now() + 3600), dataFileName: "f")
-        a.upload(entry, bytes: Fixtures.tinyPNG, key: key, url: url)
+        a.upload(LeaseTests.entry(url), bytes: Fixtures.tinyPNG, key: key, url: url)
         a.end(lease)
         await a.finish()
         #expect(!FileManager.default.fileExists(atPath: apache.objectPath("\(key.hash).lease")))

@@ -31,9 +31,12 @@ struct LeaseTests {
 
     static let info = ImageInfo(format: .png, width: 4, height: 3, frameCount: 1, loopCount: nil, orientation: 1)
 
-    func entry() -> CacheEntry {
+    func entry() -> CacheEntry { Self.entry(url) }
+
+    /// A fresh entry for `url` holding `Fixtures.tinyPNG`.
+    static func entry(_ url: String) -> CacheEntry {
         CacheEntry(
-            key: url, url: url, info: Self.info, byteCount: Fixtures.tinyPNG.count,
+            key: url, url: url, info: info, byteCount: Fixtures.tinyPNG.count,
             checksum: Digest.xxh3Hex(Fixtures.tinyPNG), storedAt: WallClock.now(),
             response: StoredResponse(freshUntil: WallClock.now() + 3600), dataFileName: "f")
     }

@@ -50,13 +50,8 @@ final class ApacheProcess: @unchecked Sendable {
             </Directory>
             """
         try config.write(toFile: "\(work.path)/httpd.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: LoopbackServices.apache)
-        process.arguments = ["-X", "-f", "\(work.path)/httpd.conf"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try LoopbackServices.waitForListener(port, process)
+        process = try LoopbackServices.launch(
+            LoopbackServices.apache, ["-X", "-f", "\(work.path)/httpd.conf"], listeningOn: port)
     }
 
     deinit { stop() }
@@ -65,10 +60,7 @@ final class ApacheProcess: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)/" }
 
     /// Access-log lines so far (`STATUS METHOD URI`).
-    var log: [String] {
-        ((try? String(contentsOfFile: "\(work.path)/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(
-            String.init)
-    }
+    var log: [String] { LoopbackServices.lines(of: "\(work.path)/access.log") }
 
     /// The file behind object `name` of the current layout.
     func objectPath(_ name: String) -> String {
@@ -76,10 +68,5 @@ final class ApacheProcess: @unchecked Sendable {
     }
 
     /// Stops the server at once (SIGKILL: a store that disappears).
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { LoopbackServices.stop(process) }
 }

@@ -55,6 +55,32 @@ enum LoopbackServices {
         throw ServiceError("nothing listens on \(port)")
     }
 
+    /// Starts `executable` with its output discarded, and waits until it
+    /// listens on `port`.
+    static func launch(_ executable: String, _ arguments: [String], listeningOn port: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try waitForListener(port, process)
+        return process
+    }
+
+    /// A server's log lines so far (none before it writes the file).
+    static func lines(of path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Stops a server at once (SIGKILL: a store that disappears).
+    static func stop(_ process: Process) {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     struct ServiceError: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
@@ -98,13 +124,9 @@ final class NginxProcess: @unchecked Sendable {
             }
             """
         try config.write(toFile: "\(work.path)/nginx.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: LoopbackServices.nginx)
-        process.arguments = ["-c", "\(work.path)/nginx.conf", "-p", work.path, "-e", "\(work.path)/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try LoopbackServices.waitForListener(port, process)
+        process = try LoopbackServices.launch(
+            LoopbackServices.nginx, ["-c", "\(work.path)/nginx.conf", "-p", work.path, "-e", "\(work.path)/error.log"],
+            listeningOn: port)
     }
 
     deinit { stop() }
@@ -113,10 +135,7 @@ final class NginxProcess: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// Access-log lines so far (`STATUS METHOD URI`).
-    var log: [String] {
-        ((try? String(contentsOfFile: "\(work.path)/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(
-            String.init)
-    }
+    var log: [String] { LoopbackServices.lines(of: "\(work.path)/access.log") }
 
     /// Requests with this method so far.
     func count(_ method: String) -> Int {
@@ -124,12 +143,7 @@ final class NginxProcess: @unchecked Sendable {
     }
 
     /// Stops nginx at once (SIGKILL: a remote that disappears).
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { LoopbackServices.stop(process) }
 }
 
 /// An ephemeral redis-server on a free port, persisting nothing.
@@ -142,18 +156,13 @@ final class RedisProcess: @unchecked Sendable {
     init(password: String? = nil) throws {
         port = try LoopbackServices.freePort()
         work = try TemporaryDirectory()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: LoopbackServices.redis)
-        process.arguments =
+        process = try LoopbackServices.launch(
+            LoopbackServices.redis,
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--dir", work.path, "--maxmemory-policy", "allkeys-lru",
-            ]
-            + (password.map { ["--requirepass", $0] } ?? [])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try LoopbackServices.waitForListener(port, process)
+            ] + (password.map { ["--requirepass", $0] } ?? []),
+            listeningOn: port)
     }
 
     deinit { stop() }
@@ -161,12 +170,7 @@ final class RedisProcess: @unchecked Sendable {
     var url: String { "redis://127.0.0.1:\(port)" }
 
     /// Stops the server at once (SIGKILL: a store that disappears).
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { LoopbackServices.stop(process) }
 
     /// A connection for inspecting what the server holds.
     func connect() throws -> RedisConnection {
