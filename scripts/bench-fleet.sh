@@ -7,13 +7,14 @@
 #      60 URLs from an origin that answers after 200 ms: origin GETs, and
 #      every machine's every entry compared with the origin's bytes;
 #   b. the same with the leaseholder SIGKILLed: when the others exit;
-#   c. two Redis shards: how 1000 keys split, then one shard stopped.
+#   c. two Redis shards: how 1000 keys split, then one shard stopped;
+#   d. as a., with one Apache mod_dav store (leases by conditional PUT).
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-fleet.sh PATH/TO/imgcache [WORKDIR]}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${2:-$(mktemp -d /tmp/imgcache-fleet.XXXXXX)}
 mkdir -p "$WORK"
-SLOW_PORT=${SLOW_PORT:-18441} R1=${R1:-18442} R2=${R2:-18443} FAST_PORT=${FAST_PORT:-18444}
+SLOW_PORT=${SLOW_PORT:-18441} R1=${R1:-18442} R2=${R2:-18443} FAST_PORT=${FAST_PORT:-18444} DAV_PORT=${DAV_PORT:-18445}
 MACHINES=6 COUNT=60 DELAY=0.2 LEASE_MS=2000
 say() { printf '%s\n' "$*" >&2; }
 now() { date +%s.%N; }
@@ -25,6 +26,7 @@ cleanup() {
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 	for port in $R1 $R2; do redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; done
 	nginx_stop "$WORK/fast" || true
+	[ -f "$WORK/apache/httpd.pid" ] && kill "$(cat "$WORK/apache/httpd.pid")" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -36,8 +38,10 @@ for i in $(seq -w 0 999); do
 	src=${SOURCES[$((10#$i % ${#SOURCES[@]}))]}
 	cp "$WORK/sources/$src" "$WORK/www/img/$i.${src##*.}"
 done
-ls "$WORK/www/img" | head -n $COUNT | sed "s|^|http://127.0.0.1:$SLOW_PORT/img/|" > "$WORK/fleet.txt"
-ls "$WORK/www/img" | sed "s|^|http://127.0.0.1:$FAST_PORT/img/|" > "$WORK/list.txt"
+# (Not `ls | head`: under pipefail, ls killed by SIGPIPE would end the script.)
+ls "$WORK/www/img" > "$WORK/names.txt"
+sed -n "1,${COUNT}s|^|http://127.0.0.1:$SLOW_PORT/img/|p" "$WORK/names.txt" > "$WORK/fleet.txt"
+sed "s|^|http://127.0.0.1:$FAST_PORT/img/|" "$WORK/names.txt" > "$WORK/list.txt"
 
 python3 "$HERE/scripts/slow-origin.py" "$WORK/www" $SLOW_PORT $DELAY "$WORK/gets.log" &
 PIDS+=($!)
@@ -53,7 +57,7 @@ REDIS="redis://127.0.0.1:$R1"
 start_fleet() {
 	: > "$WORK/gets.log"
 	redis-cli -p $R1 flushall >/dev/null
-	rm -rf "$WORK/m"
+	rm -rf "$WORK/m" "$WORK/apache/dav/imgcache"
 	MPIDS=()
 	for m in $(seq $MACHINES); do
 		"$IMGCACHE" prefetch -q --no-progress --cache-dir "$WORK/m/$m" --remote-storage "$1" "$WORK/fleet.txt" &
@@ -152,3 +156,37 @@ echo "| 13 two Redis shards, 1000 URLs | \`redis://127.0.0.1:*\\|shards=A,B\` | 
 echo "| 13 two Redis shards, shard B stopped | same list, new machine | $gets origin GETs for B's $k2 keys, exit $status, $secs s | – |"
 echo "GOAL|two shards: larger shard's share of 1000 keys (%)|$(awk -v s="$share" 'BEGIN { printf "%.1f", (s > 50) ? s : 100 - s }')|65|$k1 / $k2 keys"
 echo "GOAL|one shard stopped: origin GETs / its keys|$(awk -v g="$gets" -v k="$k2" 'BEGIN { printf "%.2f", g / k }')|1.05|$gets GETs for $k2 keys"
+
+# ---- d. Six machines started together, one Apache mod_dav store.
+say "13d. $MACHINES machines, one Apache mod_dav store, $COUNT URLs from an origin answering after ${DELAY}s"
+mkdir -p "$WORK/apache/dav"
+cat > "$WORK/apache/httpd.conf" <<EOF
+ServerRoot $WORK/apache
+ServerName 127.0.0.1
+Listen 127.0.0.1:$DAV_PORT
+PidFile $WORK/apache/httpd.pid
+DefaultRuntimeDir $WORK/apache
+ErrorLog $WORK/apache/error.log
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule dav_module /usr/lib/apache2/modules/mod_dav.so
+LoadModule dav_fs_module /usr/lib/apache2/modules/mod_dav_fs.so
+DAVLockDB $WORK/apache/davlock
+KeepAliveTimeout 60
+MaxKeepAliveRequests 0
+DocumentRoot $WORK/apache/dav
+<Directory $WORK/apache/dav>
+    Dav On
+    Require all granted
+</Directory>
+EOF
+/usr/sbin/apache2 -f "$WORK/apache/httpd.conf" -k start
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$DAV_PORT/" && break; sleep 0.1; done
+start=$(now)
+start_fleet "http://127.0.0.1:$DAV_PORT/"
+wait_fleet
+secs=$(since "$start")
+gets=$(wc -l < "$WORK/gets.log")
+right=$(right_entries $(seq $MACHINES))
+echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | one Apache mod_dav store, leases by conditional PUT | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
+echo "GOAL|fleet of $MACHINES on one Apache store: origin GETs for $COUNT URLs|$gets|$((COUNT + 3))|$right/$((MACHINES * COUNT)) entries right, $secs s"
