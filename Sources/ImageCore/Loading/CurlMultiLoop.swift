@@ -8,29 +8,17 @@ import Synchronization
 
 /// libcurl's multi interface, driven by one thread of its own. Callers queue
 /// transfers from any thread; the loop admits at most
-/// `maxConcurrentDownloads` at once, highest priority first, then in FIFO or
-/// LIFO order, and resumes each caller's continuation when its transfer ends.
+/// `maxConcurrentDownloads` at once, in `TransferQueue`'s order, and resumes each caller's continuation when its transfer ends.
 /// Every libcurl call except `curl_multi_wakeup` happens on the loop thread.
 final class CurlMultiLoop: Sendable {
-    private struct Queued: Sendable {
-        let id: UInt64
-        let sequence: UInt64
-        let request: DownloadRequest
-        /// The request's host[:port], whose `--rate` and pauses it obeys.
-        let host: Substring
-        let body: TransferBody?
-        let continuation: CheckedContinuation<DownloadResponse, any Error>
-    }
-
     private struct Inbox: Sendable {
-        var queued: [Queued] = []
+        var queued: TransferQueue
         var cancelled: Set<UInt64> = []
         var cancelAll = false
         var shuttingDown = false
         var threadStarted = false
         /// The loop thread, until someone joins or detaches it.
         var thread: SystemThread?
-        var nextSequence: UInt64 = 0
         var cleanedUp = false
         /// Whether the loop, at its last look, had a free slot and nothing
         /// queued: only then does a new transfer need to wake it. When every
@@ -48,7 +36,7 @@ final class CurlMultiLoop: Sendable {
         let share: UnsafeMutableRawPointer?
     }
 
-    private let inbox = Mutex(Inbox())
+    private let inbox: Mutex<Inbox>
     /// Queued transfers whose bodies their callers opened (or are opening).
     private let openedBodies = Atomic<Int>(0)
     private let handles: MultiHandle
@@ -74,6 +62,7 @@ final class CurlMultiLoop: Sendable {
         }
         handles = MultiHandle(multi: multi, share: share)
         self.settings = settings
+        inbox = Mutex(Inbox(queued: TransferQueue(order: settings.order)))
     }
 
     /// The body of `request`, opened by the caller before it queues the
@@ -108,10 +97,7 @@ final class CurlMultiLoop: Sendable {
         let host = HostSchedule.host(of: request.url)
         let (startThread, wake) = inbox.withLock { inbox in
             inbox.queued.append(
-                Queued(
-                    id: id, sequence: inbox.nextSequence, request: request, host: host, body: body,
-                    continuation: continuation))
-            inbox.nextSequence += 1
+                QueuedTransfer(id: id, request: request, host: host, body: body, continuation: continuation))
             defer {
                 inbox.threadStarted = true
                 inbox.wantsWork = false
@@ -242,7 +228,7 @@ final class CurlMultiLoop: Sendable {
     }
 
     private func start(
-        _ item: Queued, budget: BandwidthBudget?, active: inout [UInt64: CurlTransfer],
+        _ item: QueuedTransfer, budget: BandwidthBudget?, active: inout [UInt64: CurlTransfer],
         byHandle: inout [UnsafeMutableRawPointer: UInt64]
     ) {
         if item.body != nil { releaseOpenedBody() }
@@ -266,7 +252,7 @@ final class CurlMultiLoop: Sendable {
     }
 
     private struct Work {
-        var admitted: [Queued] = []
+        var admitted: [QueuedTransfer] = []
         var cancelled: [UInt64] = []
         var cancelsEverything = false
         var shuttingDown = false
@@ -275,46 +261,29 @@ final class CurlMultiLoop: Sendable {
     }
 
     /// Takes from the inbox what the loop should do now: transfers to start
-    /// (up to the free slots, by priority then queue order, each when its
-    /// host's schedule allows) and transfers to cancel. Queued transfers that
+    /// (up to the free slots, in `TransferQueue`'s order) and transfers to cancel. Queued transfers that
     /// are cancelled are failed right here.
     private func takeWork(running: Int, schedule: inout HostSchedule, now: Double) -> Work {
-        var dropped: [Queued] = []
+        var dropped: [QueuedTransfer] = []
         let work = inbox.withLock { inbox in
             var work = Work(shuttingDown: inbox.shuttingDown)
             if inbox.cancelAll {
-                dropped = inbox.queued
-                inbox.queued.removeAll()
+                dropped = inbox.queued.removeAll()
                 // Stays set: a transfer queued after the signal (its load
                 // was past the manager's check when it came) fails too,
                 // instead of running to its end.
                 work.cancelsEverything = true
             }
             if !inbox.cancelled.isEmpty {
-                dropped += inbox.queued.filter { inbox.cancelled.contains($0.id) }
-                inbox.queued.removeAll { inbox.cancelled.contains($0.id) }
+                dropped += inbox.queued.remove(inbox.cancelled)
                 work.cancelled = Array(inbox.cancelled)
                 inbox.cancelled.removeAll()
             }
-            var free = settings.maxConcurrentDownloads - running
-            while free > 0,
-                let next = nextIndex(
-                    inbox.queued,
-                    startable: { [schedule] in
-                        schedule.isIdle || schedule.earliestStart($0.host, paced: $0.request.isPaced) <= now
-                    })
-            {
-                let item = inbox.queued.remove(at: next)
-                schedule.started(item.host, paced: item.request.isPaced, now: now)
-                work.admitted.append(item)
-                free -= 1
-            }
-            if free > 0 && !inbox.queued.isEmpty {
-                work.nextOpening = inbox.queued.lazy.map { [schedule] in
-                    schedule.earliestStart($0.host, paced: $0.request.isPaced)
-                }.min()
-            }
-            inbox.wantsWork = free > 0
+            let free = settings.maxConcurrentDownloads - running
+            work.admitted = inbox.queued.admit(free, schedule: &schedule, now: now)
+            let stillFree = free - work.admitted.count
+            if stillFree > 0 && !inbox.queued.isEmpty { work.nextOpening = inbox.queued.nextOpening(schedule) }
+            inbox.wantsWork = stillFree > 0
             return work
         }
         for item in dropped {
@@ -325,24 +294,6 @@ final class CurlMultiLoop: Sendable {
             item.continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted"))
         }
         return work
-    }
-
-    /// The queued transfer to start next among those `startable` now.
-    private func nextIndex(_ queued: [Queued], startable: (Queued) -> Bool) -> Int? {
-        var best: Int?
-        for index in queued.indices where startable(queued[index]) {
-            guard let current = best.map({ queued[$0] }) else {
-                best = index
-                continue
-            }
-            let candidate = queued[index]
-            if candidate.request.priority != current.request.priority {
-                if candidate.request.priority > current.request.priority { best = index }
-            } else if settings.order == .lifo && candidate.sequence > current.sequence {
-                best = index
-            }
-        }
-        return best
     }
 
     private func cleanUpOnce() {
