@@ -74,8 +74,10 @@ final class HTTPRemoteStorage: RemoteStorage {
         request.connectTimeout = configured.connectTimeout
         request.isPaced = false
         request.maxRedirects = 0
-        // A lookup is short and stands between the caller and its image.
-        request.priority = method == "GET" ? .high : .normal
+        // Every store request is short and someone waits for it: a lookup's
+        // caller, a lease's download, and for an upload the other machines
+        // polling for the entry. Origin downloads, long, come after.
+        request.priority = .high
         request.headers = [HTTPHeader(name: "Accept", value: "*/*")]
         return request
     }
