@@ -16,7 +16,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
             ~/.cache/imgcache, created with mode 0700 and shared safely by any number of processes. The key \
             is the URL as WHATWG URL parsing reads it (scheme and host lower-cased, IDNA host, default port dropped, \
-            non-ASCII path and query bytes percent-encoded, escapes upper-cased), without its fragment (see \
+            non-ASCII path and query bytes percent-encoded, escapes upper-cased, dot segments resolved), without \
+            its fragment (see \
             --key-ignore-query, --key-strip-param). Each entry is one file \
             holding the original bytes (what --path prints), with a metadata record holding their XXH3-128 \
             checksum in its extended attribute user.imgcache.entry (a separate .meta file on file systems \

@@ -3,7 +3,9 @@
 /// non-ASCII host in IDNA form (Punycode labels, RFC 3492), the scheme's
 /// default port dropped, an empty path made `/`, non-ASCII bytes, controls,
 /// spaces, `"`, `<` and `>` in the path and query percent-encoded as UTF-8,
-/// and every percent-escape's hex digits upper-cased (RFC 3986 §6.2.2).
+/// every percent-escape's hex digits upper-cased (RFC 3986 §6.2.2), and the
+/// path's `.` and `..` segments resolved (`/a/./b/../c` is `/a/c`, as libcurl
+/// sends it).
 /// `…/café.jpg`, `…/caf%C3%A9.jpg` and `…/caf%c3%a9.jpg` are one resource to
 /// every browser, so they are one entry. Unicode case folding beyond
 /// `lowercased()` and NFC are not applied to hosts.
@@ -30,7 +32,12 @@ package enum URLNormalization {
         var result = Array(bytes[0..<authorityStart])
         result += normalizedAuthority(bytes[authorityStart..<authorityEnd], scheme: scheme)
         if authorityEnd == bytes.count || bytes[authorityEnd] != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
+        let pathStart = result.count
         appendEncoded(bytes[authorityEnd...], to: &result)
+        let pathEnd = result[pathStart...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        result.replaceSubrange(
+            pathStart..<(pathEnd ?? result.count),
+            with: removingDotSegments(result[pathStart..<(pathEnd ?? result.count)]))
         return String(decoding: result, as: UTF8.self)
     }
 
@@ -48,8 +55,8 @@ package enum URLNormalization {
     }
 
     /// Whether nothing needs changing: a lower-case scheme, an ASCII
-    /// authority with no upper-case letter, `%` or default port, a path,
-    /// and nothing to encode or upper-case after it.
+    /// authority with no upper-case letter, `%` or default port, a path
+    /// without dot segments, and nothing to encode or upper-case after it.
     private static func isNormal<Bytes: RandomAccessCollection<UInt8>>(
         _ bytes: Bytes, schemeEnd: Int, authority: Range<Int>
     ) -> Bool where Bytes.Index == Int {
@@ -71,9 +78,12 @@ package enum URLNormalization {
             }
         }
         var index = authority.upperBound
+        var inPath = true
         while index < bytes.endIndex {
             let byte = bytes[index]
             if needsEncoding(byte) { return false }
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { inPath = false }
+            if inPath, byte == UInt8(ascii: "/"), dots(inSegmentOf: bytes, at: index + 1) != nil { return false }
             if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
                 isLowerHex(bytes[index + 1]) || isLowerHex(bytes[index + 2])
             {
@@ -144,6 +154,46 @@ package enum URLNormalization {
         }
     }
 
+    /// A path (from its leading `/`) with `.` and `..` segments resolved as
+    /// WHATWG does: `.` goes, `..` goes with the segment before it, and one
+    /// of them last leaves the path ending in `/`.
+    private static func removingDotSegments(_ path: ArraySlice<UInt8>) -> [UInt8] {
+        guard path.first == UInt8(ascii: "/") else { return Array(path) }
+        let segments = path.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        var kept: [ArraySlice<UInt8>] = []
+        for (index, segment) in segments.enumerated() {
+            let dots = dots(inSegmentOf: segment, at: segment.startIndex)
+            if dots == 2, !kept.isEmpty { kept.removeLast() }
+            if dots == nil { kept.append(segment) } else if index == segments.count - 1 { kept.append([]) }
+        }
+        return [UInt8(ascii: "/")] + Array(kept.joined(separator: [UInt8(ascii: "/")]))
+    }
+
+    /// 1 or 2 if the path segment starting at `start` is `.` or `..` (a dot
+    /// may be written `%2e`), else nil.
+    private static func dots<Bytes: RandomAccessCollection<UInt8>>(inSegmentOf bytes: Bytes, at start: Int) -> Int?
+    where Bytes.Index == Int {
+        var count = 0
+        var index = start
+        while index < bytes.endIndex, count <= 2 {
+            if bytes[index] == UInt8(ascii: ".") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                bytes[index + 1] == UInt8(ascii: "2"),
+                bytes[index + 2] | 0x20 == UInt8(ascii: "e")
+            {
+                index += 3
+            } else {
+                break
+            }
+            count += 1
+        }
+        let ends =
+            index == bytes.endIndex || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?")
+            || bytes[index] == UInt8(ascii: "#")
+        return ends && (1...2).contains(count) ? count : nil
+    }
+
     /// `bytes` with every `%XX` escape decoded (a `%` not followed by two
     /// hex digits is kept as it is). For `--output-dir`'s names too (package access).
     package static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
@@ -199,70 +249,5 @@ package enum URLNormalization {
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? 0x30 + value : 0x41 + value - 10
-    }
-}
-
-/// RFC 3492 Punycode, encoding only: what IDNA's ToASCII makes of a label
-/// (after the `xn--` prefix). No library: libidn2 would be loaded by every
-/// process for the rare non-ASCII host.
-enum Punycode {
-    private static let base = 36
-    private static let tMin = 1
-    private static let tMax = 26
-    private static let skew = 38
-    private static let damp = 700
-    private static let initialBias = 72
-    private static let initialN = 128
-
-    /// The Punycode of `input` (RFC 3492 §6.3).
-    static func encode(_ input: [Unicode.Scalar]) -> String {
-        let codePoints = input.map { Int($0.value) }
-        var output = codePoints.filter { $0 < 0x80 }.map { UInt8($0) }
-        let basicCount = output.count
-        var handled = basicCount
-        if basicCount > 0 { output.append(UInt8(ascii: "-")) }
-        var n = initialN
-        var delta = 0
-        var bias = initialBias
-        while handled < codePoints.count {
-            let m = codePoints.filter { $0 >= n }.min() ?? n
-            delta += (m - n) * (handled + 1)
-            n = m
-            for c in codePoints {
-                if c < n { delta += 1 }
-                guard c == n else { continue }
-                var q = delta
-                var k = base
-                while true {
-                    let t = k <= bias ? tMin : (k >= bias + tMax ? tMax : k - bias)
-                    if q < t { break }
-                    output.append(digit(t + (q - t) % (base - t)))
-                    q = (q - t) / (base - t)
-                    k += base
-                }
-                output.append(digit(q))
-                bias = adapt(delta, handled + 1, handled == basicCount)
-                delta = 0
-                handled += 1
-            }
-            delta += 1
-            n += 1
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func digit(_ value: Int) -> UInt8 {
-        value < 26 ? UInt8(0x61 + value) : UInt8(0x30 + value - 26)
-    }
-
-    private static func adapt(_ delta: Int, _ count: Int, _ first: Bool) -> Int {
-        var delta = first ? delta / damp : delta / 2
-        delta += delta / count
-        var k = 0
-        while delta > ((base - tMin) * tMax) / 2 {
-            delta /= base - tMin
-            k += base
-        }
-        return k + (base - tMin + 1) * delta / (delta + skew)
     }
 }

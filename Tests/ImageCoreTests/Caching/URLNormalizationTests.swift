@@ -36,6 +36,21 @@ import Testing
         #expect(key("http://example.com/100%.jpg") == "http://example.com/100%.jpg")
     }
 
+    /// As WHATWG resolves them, and as libcurl sends the request anyway.
+    @Test func dotSegmentsInThePathAreResolved() {
+        #expect(key("http://example.com/a/./b/../c.jpg") == "http://example.com/a/c.jpg")
+        #expect(key("http://example.com/a/%2e/b/%2E%2e/c.jpg?x=/../y") == "http://example.com/a/c.jpg?x=/../y")
+        #expect(key("http://example.com/a/..") == "http://example.com/")
+        #expect(key("http://example.com/a/.") == "http://example.com/a/")
+        #expect(key("http://example.com/../../a.jpg") == "http://example.com/a.jpg")
+        #expect(key("http://example.com/a//../b") == "http://example.com/a/b")
+        #expect(key("http://example.com/caf%c3%a9/../é.jpg") == "http://example.com/%C3%A9.jpg")
+        // Not dot segments: kept as they are, and the fast path's answer.
+        for url in ["http://example.com/a/.b/..c/.../a..jpg", "http://example.com/a//b/", "http://example.com/%2Ex"] {
+            #expect(key(url) == url)
+        }
+    }
+
     @Test func aNonASCIIHostIsInIDNAForm() {
         #expect(key("http://bücher.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
         #expect(key("http://BÜCHER.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
