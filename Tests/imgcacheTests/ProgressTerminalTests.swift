@@ -129,4 +129,21 @@ import Testing
         #expect(running.contains { $0.contains("ETA") }, "\(running)")
         #expect(Double(frames.count) >= 2 * (seconds - 1), "\(frames.count) drawings in \(seconds) s: \(frames)")
     }
+
+    @Test func fetchShowsAnETAAndRedrawsWhileBytesTrickle() throws {
+        // Two 60 KB bodies at 20 KB/s, fetched together: three seconds in which no URL is done.
+        let body = Fixtures.tinyPNG + [UInt8](repeating: 7, count: 60_000)
+        for path in ["/f0.png", "/f1.png"] { server.route(path, .trickle(body, bytesPerSecond: 20_000)) }
+        let out = try TemporaryDirectory()
+        let start = Date()
+        let output = try runOnTerminal(
+            ["--progress", "fetch", "--output-dir", out.path, server.url("/f0.png"), server.url("/f1.png")])
+        let seconds = Date().timeIntervalSince(start)
+        let frames = String(decoding: output, as: UTF8.self).components(separatedBy: "\r\u{1B}[K").filter {
+            !$0.isEmpty
+        }
+        let running = frames.filter { $0.contains("0/2") }
+        #expect(running.contains { $0.contains("ETA") }, "\(running)")
+        #expect(Double(frames.count) >= 2 * (seconds - 1), "\(frames.count) drawings in \(seconds) s: \(frames)")
+    }
 }
