@@ -14,27 +14,11 @@ package final class UnansweredListener {
     private let filler: Int32
 
     package init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
-            }
+        (listener, port) = try LoopbackSocket.bound()
+        filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard Glibc.listen(listener, 0) == 0, LoopbackSocket.connect(filler, port: port) else {
+            throw POSIXError(.ECONNREFUSED)
         }
-        guard bound, Glibc.listen(listener, 0) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.filler = filler
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else { throw POSIXError(.ECONNREFUSED) }
     }
 
     deinit {

@@ -19,19 +19,9 @@ enum LoopbackServices {
 
     /// A port nothing listens on right now (the kernel's choice, released).
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw ServiceError("cannot pick a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (descriptor, port) = try LoopbackSocket.bound()
+        close(descriptor)
+        return port
     }
 
     /// Waits until something accepts connections on `port` (at most 10 s).
@@ -39,15 +29,7 @@ enum LoopbackServices {
         for _ in 0..<500 {
             guard process.isRunning else { throw ServiceError("exited before listening on \(port)") }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
+            let connected = LoopbackSocket.connect(fd, port: port)
             close(fd)
             if connected { return }
             usleep(20_000)
