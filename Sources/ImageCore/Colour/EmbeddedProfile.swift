@@ -166,12 +166,31 @@ enum EmbeddedProfile {
 
     /// The `colr` property in `meta/iprp/ipco`: `prof`/`rICC` (an ICC
     /// profile), else `nclx` (coded primaries and transfer, ITU-T H.273).
+    /// An image sequence without a still image (no `meta`; libavif writes
+    /// one, other muxers need not) has it in its track's sample entry,
+    /// `moov/trak/mdia/minf/stbl/stsd/av01`, where libavif reads it too.
     static func avif(_ bytes: [UInt8]) -> Found {
-        guard let meta = box("meta", in: bytes[...], headerExtra: 4),
+        if let meta = box("meta", in: bytes[...], headerExtra: 4),
             let iprp = box("iprp", in: meta), let ipco = box("ipco", in: iprp)
-        else { return .none }
+        {
+            return colour(boxes("colr", in: ipco))
+        }
+        guard let moov = box("moov", in: bytes[...]) else { return .none }
+        for trak in boxes("trak", in: moov) {
+            guard let mdia = box("mdia", in: trak), let minf = box("minf", in: mdia),
+                let stbl = box("stbl", in: minf), let stsd = box("stsd", in: stbl, headerExtra: 8),
+                // A VisualSampleEntry's fields take 78 bytes before its boxes.
+                let entry = box("av01", in: stsd, headerExtra: 78)
+            else { continue }
+            return colour(boxes("colr", in: entry))
+        }
+        return .none
+    }
+
+    /// What a list of `colr` boxes says: an ICC profile first, else `nclx`.
+    private static func colour(_ colrs: [ArraySlice<UInt8>]) -> Found {
         var nclx: Found = .none
-        for colr in boxes("colr", in: ipco) where colr.count >= 4 {
+        for colr in colrs where colr.count >= 4 {
             let type = String(decoding: colr.prefix(4), as: UTF8.self)
             if type == "prof" || type == "rICC" { return icc(Array(colr.dropFirst(4)), from: "AVIF colr") }
             if type == "nclx", colr.count >= 10 {

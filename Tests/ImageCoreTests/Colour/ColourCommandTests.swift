@@ -83,6 +83,55 @@ import Testing
         #expect(String(decoding: info, as: UTF8.self).contains("ANMF"), "the animation stays one")
     }
 
+    /// An AVIF sequence whose profile is only in its track's sample entry
+    /// (no `meta` box, as muxers other than libavif may write it): libavif's
+    /// own sequence, its `meta` renamed `free` so every offset stays and its
+    /// still-image brands replaced, reads and converts as the original does.
+    @Test func anAVIFSequenceWithoutStillImageKeepsItsTracksProfile() throws {
+        let frames = try (0..<2).map { index in
+            try file(
+                "frame\(index).ppm",
+                Array("P6\n16 16\n255\n".utf8) + [UInt8](repeating: UInt8(60 + 100 * index), count: 768))
+        }
+        let pngs = try frames.map { ppm in
+            _ = try Shell.output("pnmtopng '\(ppm)' > '\(ppm).png'")
+            return "\(ppm).png"
+        }
+        let sequencePath = "\(work.path)/seq.avif"
+        _ = try Shell.output(
+            "avifenc -s 10 -l --icc '\(ProfiledImages.adobeRGB)' '\(pngs[0])' '\(pngs[1])' '\(sequencePath)' >/dev/null"
+        )
+        let sequence = try ProfiledImages.bytes(sequencePath)
+        let meta = try #require(sequence.firstRange(of: Array("meta".utf8)))
+        var trackOnly = sequence
+        trackOnly.replaceSubrange(meta, with: Array("free".utf8))
+        // Nor may the file type promise a still image (libavif then wants `meta`).
+        let fileType = 8..<(Int(sequence[2]) << 8 | Int(sequence[3]))
+        for brand in ["avif", "mif1", "miaf"] {
+            if let range = trackOnly[fileType].firstRange(of: Array(brand.utf8)) {
+                trackOnly.replaceSubrange(range, with: Array("iso8".utf8))
+            }
+        }
+        guard case .profile(let fromMeta) = EmbeddedProfile.avif(sequence),
+            case .profile(let fromTrack) = EmbeddedProfile.avif(trackOnly)
+        else {
+            Issue.record("no profile found in the sequence with or without its meta box")
+            return
+        }
+        #expect(fromTrack.name == fromMeta.name && fromTrack.name.contains("Adobe"), "\(fromTrack.name)")
+        server.route("/seq.avif", .ok(sequence))
+        server.route("/track.avif", .ok(trackOnly))
+        let original = try fetch("--decode", "ppm", "--frame", "1", server.url("/seq.avif"))
+        let converted = try fetch("--decode", "ppm", "--frame", "1", server.url("/track.avif"))
+        let unconverted = try fetch(
+            "--decode", "ppm", "--frame", "1", "--colorspace", "original", server.url("/track.avif"))
+        #expect(
+            original.status == 0 && converted.status == 0 && unconverted.status == 0,
+            "\(original.stderr) \(converted.stderr)")
+        #expect(converted.stdout == original.stdout)
+        #expect(converted.stdout != unconverted.stdout, "the track's profile was applied")
+    }
+
     @Test func decodedPixelsMatchLittleCMSsOwnTools() throws {
         let profile = ProfiledImages.adobeRGB
         let inputs: [(String, [UInt8])] = [
