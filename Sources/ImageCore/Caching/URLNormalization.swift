@@ -123,8 +123,15 @@ package enum URLNormalization {
     }
 
     /// A host lower-cased; a non-ASCII one in IDNA form, label by label.
+    /// Escapes are decoded, unless that yields a byte WHATWG forbids in a
+    /// host (`%23` would put a `#` in the key): such a URL is not valid,
+    /// and its host stays as written.
     private static func normalizedHost(_ host: ArraySlice<UInt8>) -> [UInt8] {
-        let decoded = host.contains(UInt8(ascii: "%")) ? percentDecoded(host) : Array(host)
+        var decoded = Array(host)
+        if host.contains(UInt8(ascii: "%")) {
+            decoded = percentDecoded(host)
+            if decoded.contains(where: isForbiddenInHost) { return host.map(lowercased) }
+        }
         guard decoded.contains(where: { $0 >= 0x80 }) else { return decoded.map(lowercased) }
         let text = String(decoding: decoded, as: UTF8.self).lowercased()
         let labels = text.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
@@ -231,6 +238,14 @@ package enum URLNormalization {
         byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<")
             || byte == UInt8(ascii: ">")
     }
+
+    /// WHATWG's forbidden domain code points: controls, space, `#`, `%`,
+    /// `/`, `:`, `<`, `>`, `?`, `@`, `[`, `\`, `]`, `^`, `|` and DEL.
+    private static func isForbiddenInHost(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte == 0x7F || forbiddenHostPunctuation.contains(byte)
+    }
+
+    private static let forbiddenHostPunctuation = Set("#%/:<>?@[\\]^|".utf8)
 
     private static func isUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
     private static func lowercased(_ byte: UInt8) -> UInt8 { isUpper(byte) ? byte + 0x20 : byte }

@@ -51,6 +51,16 @@ import Testing
         }
     }
 
+    /// Found by FuzzArguments: `%23` decoded in a host put a `#` in the key.
+    @Test func anEscapeThatDecodesToAForbiddenHostByteStaysAnEscape() {
+        #expect(key("http://ex%23ample.com/a") == "http://ex%23ample.com/a")
+        #expect(key("http://EX%2Fample.com/a") == "http://ex%2fample.com/a")
+        #expect(key("http://b%C3%BCcher.example/a") == "http://xn--bcher-kva.example/a")
+        for url in ["http://a%23b/", "http://a%3Fb/", "http://%40x/", "http://a%00b/"] {
+            #expect(!key(url).contains("#") && !key(url).contains("?"), "\(key(url))")
+        }
+    }
+
     @Test func aNonASCIIHostIsInIDNAForm() {
         #expect(key("http://bücher.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
         #expect(key("http://BÜCHER.example/a.jpg") == "http://xn--bcher-kva.example/a.jpg")
