@@ -34,10 +34,10 @@ package enum URLNormalization {
         if authorityEnd == bytes.count || bytes[authorityEnd] != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
         let pathStart = result.count
         appendEncoded(bytes[authorityEnd...], to: &result)
-        let pathEnd = result[pathStart...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-        result.replaceSubrange(
-            pathStart..<(pathEnd ?? result.count),
-            with: removingDotSegments(result[pathStart..<(pathEnd ?? result.count)]))
+        let path =
+            pathStart..<(result[pathStart...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? result.count)
+        result.replaceSubrange(path, with: removingDotSegments(result[path]))
         return String(decoding: result, as: UTF8.self)
     }
 

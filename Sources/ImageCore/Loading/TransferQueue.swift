@@ -23,7 +23,6 @@ struct TransferQueue {
     }
 
     var isEmpty: Bool { waiting.isEmpty }
-    var count: Int { waiting.count }
 
     mutating func append(_ transfer: QueuedTransfer) {
         var transfer = transfer

@@ -8,7 +8,7 @@
 ///     token <holder's token>
 ///     expires <Unix time, ms>
 ///     duration <ms>
-struct HTTPLeaseObject: Equatable {
+struct HTTPLeaseObject {
     var token: String
     /// When it runs out unless renewed (seconds since 1970).
     var expiry: Double
@@ -24,6 +24,11 @@ struct HTTPLeaseObject: Equatable {
         self.duration = duration
     }
 
+    /// The longest lease believed: a damaged or hostile object claiming
+    /// more must not keep a fleet waiting (`|lease=` is milliseconds; a day
+    /// is far past any download).
+    static let longestDuration = 86_400.0
+
     /// The lease in `body`; nil if it is not one (a waiter treats that as
     /// run out: it is nobody's lease).
     init?(parsing body: [UInt8]) {
@@ -35,7 +40,8 @@ struct HTTPLeaseObject: Equatable {
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
         guard let token = fields["token"], let expires = fields["expires"].flatMap({ Double($0) }),
-            let duration = fields["duration"].flatMap({ Double($0) }), duration > 0
+            expires.isFinite, let duration = fields["duration"].flatMap({ Double($0) }),
+            duration > 0, duration / 1000 <= Self.longestDuration
         else { return nil }
         self.token = String(token)
         self.expiry = expires / 1000

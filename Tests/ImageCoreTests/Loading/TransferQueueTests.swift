@@ -33,12 +33,12 @@ struct TransferQueueTests {
         }
         #expect(await waitUntil { continuations.withLock { $0.count } == paths.count })
         var queue = TransferQueue(order: order)
-        for ((path, priority), continuation) in zip(paths, continuations.withLock { $0 }) {
+        for (id, ((path, priority), continuation)) in zip(paths, continuations.withLock { $0 }).enumerated() {
             var request = DownloadRequest(url: "http://127.0.0.1:9/\(path)")
             request.priority = priority
             queue.append(
                 QueuedTransfer(
-                    id: UInt64(queue.count), request: request, host: HostSchedule.host(of: request.url), body: nil,
+                    id: UInt64(id), request: request, host: HostSchedule.host(of: request.url), body: nil,
                     continuation: continuation))
         }
         let outcome = Result { try body(&queue) }

@@ -87,6 +87,26 @@ struct HTTPLeaseTests {
         #expect(holder?.token.hasPrefix("w") == true)
     }
 
+    /// A damaged or hostile lease object (endless, or not a number) is
+    /// nobody's lease: it is taken over at once, never waited for.
+    @Test func aLeaseClaimingForeverIsTakenOver() async throws {
+        let apache = try ApacheProcess()
+        let leaseFile = apache.objectPath("\(key.hash).lease")
+        try FileManager.default.createDirectory(
+            atPath: (leaseFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        for body in [
+            "imgcache-lease 1\ntoken x\nexpires 1e300\nduration 1e300\n",
+            "imgcache-lease 1\ntoken x\nexpires nan\nduration 5000\n",
+        ] {
+            try Data(body.utf8).write(to: URL(fileURLWithPath: leaseFile))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-10)], ofItemAtPath: leaseFile)
+            #expect(HTTPLeaseObject(parsing: Array(body.utf8)) == nil, "\(body)")
+            #expect(try await storage(apache.url).acquireLease(key.hash, token: "me", duration: 60) == .acquired)
+            try FileManager.default.removeItem(atPath: leaseFile)
+        }
+    }
+
     /// The step that makes the takeover single: a waiter that saw the run-out
     /// lease frees it only if it is still that version, never the new
     /// holder's lease that replaced it meanwhile.
