@@ -39,25 +39,17 @@ final class DownloadMeter: Sendable {
         }
     }
 
-    /// What the bar shows now. The bytes still expected: what running
-    /// transfers announced and have not received, plus, for URLs not started,
-    /// the average size of the transfers so far.
+    /// What the bar shows now, with the bytes still expected (`RemainingBytes`).
     var progressState: ProgressBar.State {
         state.withLock { state in
             let done = state.tally?.done ?? 0
             let total = state.tally.flatMap { $0.inputEnded ? $0.total : nil } ?? expectedTotal
             let runningBytes = state.running.values.reduce(0) { $0 + $1.received }
-            let announced = state.running.values.compactMap(\.expected)
-            let runningRemaining = state.running.values.reduce(0) {
-                $0 + max(0, ($1.expected ?? $1.received) - $1.received)
-            }
-            let sizes =
-                state.finishedTransfers > 0
-                ? (state.finishedBytes, state.finishedTransfers) : (announced.reduce(0, +), announced.count)
-            var remaining: Int?
-            if let total, sizes.1 > 0 {
-                let notStarted = max(0, total - done - state.running.count)
-                remaining = runningRemaining + notStarted * (sizes.0 / sizes.1)
+            let remaining = total.flatMap { total in
+                RemainingBytes.estimate(
+                    running: state.running.values, finishedBytes: state.finishedBytes,
+                    finishedTransfers: state.finishedTransfers,
+                    notStarted: max(0, total - done - state.running.count))
             }
             let tally = state.tally
             let counts = [tally?.downloaded ?? 0, tally?.cached ?? 0, (tally?.failed ?? 0) + (tally?.skipped ?? 0)]

@@ -33,15 +33,11 @@ struct FetchOutput {
             }
             return request
         }
-        // Redraws while transfers stall, so the rate and ETA keep moving.
-        let ticker = progress.map { bar in
-            Task { while (try? await Task.sleep(for: .milliseconds(250))) != nil { bar.tick() } }
+        await ProgressBar.redrawing(progress) {
+            await manager.loadInOrder(requests, completed: transfers.finish) { index, result in
+                if let failure = emit(index: index, result: result) { failures.append(failure) }
+            }
         }
-        await manager.loadInOrder(requests, completed: transfers.finish) { index, result in
-            if let failure = emit(index: index, result: result) { failures.append(failure) }
-        }
-        ticker?.cancel()
-        await ticker?.value
         return failures
     }
 

@@ -18,39 +18,30 @@ struct PrefetchRun {
         var template = download.request(for: "")
         template.needsBytes = false
         let meter = progress.map { _ in DownloadMeter(expectedTotal: expectedTotal) }
-        // Redraws while transfers stall, so the rate and ETA keep moving.
-        let ticker = progress.map { bar in
-            Task {
-                while (try? await Task.sleep(for: .milliseconds(250))) != nil {
-                    if let meter { bar.update(meter.progressState) }
-                }
-            }
-        }
-        let tally = await ImagePrefetcher(manager: manager, window: window).prefetch(
-            lines,
-            makeRequest: { [template] url in
-                var request = template
-                request.download.url = url
-                if let meter, let progress {
-                    request.download.onProgress = { received, expected in
-                        meter.received(url, received, of: expected)
-                        progress.update(meter.progressState)
+        return await ProgressBar.redrawing(progress) {
+            await ImagePrefetcher(manager: manager, window: window).prefetch(
+                lines,
+                makeRequest: { [template] url in
+                    var request = template
+                    request.download.url = url
+                    if let meter, let progress {
+                        request.download.onProgress = { received, expected in
+                            meter.received(url, received, of: expected)
+                            progress.update(meter.progressState)
+                        }
                     }
-                }
-                return request
-            }, shouldStop: { SignalTrap.wasInterrupted },
-            progressed: { tally in
-                meter?.counted(tally)
-                if let meter { progress?.update(meter.progressState) }
-            },
-            finished: { result, tally in
-                report(result)
-                meter?.counted(tally, finished: result.url)
-                if let meter { progress?.update(meter.progressState) }
-            })
-        ticker?.cancel()
-        await ticker?.value
-        return tally
+                    return request
+                }, shouldStop: { SignalTrap.wasInterrupted },
+                progressed: { tally in
+                    meter?.counted(tally)
+                    if let meter { progress?.update(meter.progressState) }
+                },
+                finished: { result, tally in
+                    report(result)
+                    meter?.counted(tally, finished: result.url)
+                    if let meter { progress?.update(meter.progressState) }
+                })
+        }
     }
 
     private func report(_ result: ImageLoadResult) {

@@ -59,9 +59,21 @@ final class ProgressBar: Sendable {
         }
     }
 
+    /// Runs `body` while a timer redraws `bar` four times a second, so the
+    /// rate and ETA keep moving while transfers stall.
+    static func redrawing<T>(_ bar: ProgressBar?, during body: () async -> T) async -> T {
+        let ticker = bar.map { bar in
+            Task { while (try? await Task.sleep(for: .milliseconds(250))) != nil { bar.tick() } }
+        }
+        let result = await body()
+        ticker?.cancel()
+        await ticker?.value
+        return result
+    }
+
     /// Redraws the latest state (the rate and ETA move on while transfers
-    /// stall); called by a timer a few times a second.
-    func tick() {
+    /// stall); called by the timer of `redrawing`.
+    private func tick() {
         drawing.withLock { drawing in
             guard !drawing.finished, let state = drawing.latest else { return }
             let now = secondsSinceStart()

@@ -5,18 +5,18 @@ import Synchronization
     import ImageCore
 #endif
 
-/// Sums the byte progress of `fetch`'s downloads for its progress bar, and
-/// estimates the bytes still to come (what running transfers announced and
-/// have not received, plus the average size so far for URLs not started),
-/// which the bar's ETA follows. Updated from the download thread, so the
-/// state sits behind a lock.
+/// Sums the byte progress of `fetch`'s downloads for its progress bar, with
+/// the bytes still to come (`RemainingBytes`), which the bar's ETA follows.
+/// Updated from the download thread, so the state sits behind a lock.
 final class TransferProgress: Sendable {
     private struct State {
-        /// Per URL that has had a transfer: bytes received and announced.
-        var received: [Int: Int] = [:]
-        var expected: [Int: Int?] = [:]
+        /// Received and announced bytes per URL downloading now.
+        var running: [Int: (received: Int, expected: Int?)] = [:]
+        /// Bytes of finished transfers, and how many there were.
+        var finishedBytes = 0
+        var finishedTransfers = 0
         /// URLs done, from any source.
-        var finished: Set<Int> = []
+        var finished = 0
     }
 
     private let state = Mutex(State())
@@ -33,8 +33,7 @@ final class TransferProgress: Sendable {
         guard let bar else { return }
         bar.update(
             state.withLock { state in
-                state.received[index] = received
-                state.expected[index] = expected
+                state.running[index] = (received, expected)
                 return snapshot(state)
             })
     }
@@ -44,27 +43,23 @@ final class TransferProgress: Sendable {
         guard let bar else { return }
         bar.update(
             state.withLock { state in
-                state.finished.insert(index)
+                state.finished += 1
+                if let transfer = state.running.removeValue(forKey: index) {
+                    state.finishedBytes += transfer.received
+                    state.finishedTransfers += 1
+                }
                 return snapshot(state)
             })
     }
 
     private func snapshot(_ state: State) -> ProgressBar.State {
-        let bytes = state.received.values.reduce(0, +)
-        let sizes = state.expected.values.compactMap { $0 }
-        let allKnown = sizes.count == state.expected.count && !sizes.isEmpty
-        let running = state.received.keys.filter { !state.finished.contains($0) }
-        let runningRemaining = running.reduce(0) { sum, index in
-            sum + max(0, (state.expected[index] ?? nil).map { $0 - state.received[index, default: 0] } ?? 0)
-        }
-        let finishedSizes = state.received.filter { state.finished.contains($0.key) }.map(\.value)
-        let typical = finishedSizes.isEmpty ? sizes : finishedSizes
-        let notStarted = count - state.finished.count - running.count
-        let remaining =
-            notStarted == 0 || !typical.isEmpty
-            ? runningRemaining + notStarted * (typical.isEmpty ? 0 : typical.reduce(0, +) / typical.count) : nil
+        let running = state.running.values
         return ProgressBar.State(
-            done: state.finished.count, total: count, detail: "", bytes: bytes,
-            bytesExpected: allKnown && count == 1 ? sizes.reduce(0, +) : nil, bytesRemaining: remaining)
+            done: state.finished, total: count, detail: "",
+            bytes: state.finishedBytes + running.reduce(0) { $0 + $1.received },
+            bytesExpected: count == 1 ? running.first?.expected : nil,
+            bytesRemaining: RemainingBytes.estimate(
+                running: running, finishedBytes: state.finishedBytes, finishedTransfers: state.finishedTransfers,
+                notStarted: count - state.finished - running.count))
     }
 }
