@@ -152,28 +152,25 @@ final class CurlMultiLoop: Sendable {
     /// The loop: admit, perform, collect finished transfers, end stalled
     /// ones, resume those the bandwidth budget paused, wait.
     private func run() {
-        var active: [UInt64: CurlTransfer] = [:]
-        var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+        var transfers = RunningTransfers()
         var schedule = HostSchedule(rate: settings.requestRate)
         let budget = settings.maxBytesPerSecond.map { BandwidthBudget(bytesPerSecond: $0, now: MonotonicClock.now()) }
         var nextStallCheck = 0.0
         while true {
             var now = MonotonicClock.now()
-            let work = takeWork(running: active.count, schedule: &schedule, now: now)
-            let doomed = work.cancelsEverything ? Array(active.keys) : work.cancelled.filter { active[$0] != nil }
-            for id in doomed {
-                let transfer = active.removeValue(forKey: id)!
+            let work = takeWork(running: transfers.count, schedule: &schedule, now: now)
+            let doomed = work.cancelsEverything ? transfers.ids : work.cancelled.filter(transfers.contains)
+            for transfer in doomed.compactMap({ transfers.remove($0) }) {
                 imgcache_curl_multi_remove_handle(handles.multi, transfer.easy.raw)
-                byHandle[transfer.easy.raw] = nil
                 transfer.abandon(ImageCoreError(.interrupted, "interrupted"))
             }
-            let slotsTaken = active.count + work.admitted.count
+            let slotsTaken = transfers.count + work.admitted.count
             for item in work.admitted {
-                start(item, budget: budget, active: &active, byHandle: &byHandle)
+                start(item, budget: budget, into: &transfers)
             }
             // A transfer cancelled or unable to start leaves its slot free now.
-            var slotFreed = !doomed.isEmpty || active.count < slotsTaken
-            if work.shuttingDown && active.isEmpty { break }
+            var slotFreed = !doomed.isEmpty || transfers.count < slotsTaken
+            if work.shuttingDown && transfers.isEmpty { break }
 
             var running: Int32 = 0
             imgcache_curl_multi_perform(handles.multi, &running)
@@ -181,7 +178,7 @@ final class CurlMultiLoop: Sendable {
             var finished = 0
             while let message = imgcache_curl_multi_info_read(handles.multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                    let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
+                    let transfer = transfers.remove(handle: easy)
                 else { continue }
                 let code = message.pointee.data.result
                 imgcache_curl_multi_remove_handle(handles.multi, easy)
@@ -199,19 +196,18 @@ final class CurlMultiLoop: Sendable {
             now = MonotonicClock.now()
             if now >= nextStallCheck {
                 nextStallCheck = now + 0.1
-                for (id, transfer) in active where transfer.stalled(now: now) {
-                    active[id] = nil
-                    byHandle[transfer.easy.raw] = nil
+                for stalled in transfers.all.filter({ $0.stalled(now: now) }) {
+                    guard let transfer = transfers.remove(stalled.id) else { continue }
                     imgcache_curl_multi_remove_handle(handles.multi, transfer.easy.raw)
                     transfer.timeOut()
                     finished += 1
                 }
             }
-            var wait = active.isEmpty ? 1.0 : 0.25
-            if let budget, active.values.contains(where: \.isPausedForBudget) {
+            var wait = transfers.isEmpty ? 1.0 : 0.25
+            if let budget, transfers.all.contains(where: \.isPausedForBudget) {
                 let untilAvailable = budget.secondsUntilAvailable(now: now)
                 if untilAvailable <= 0 {
-                    for transfer in active.values where transfer.isPausedForBudget {
+                    for transfer in transfers.all where transfer.isPausedForBudget {
                         transfer.resumeFromBudget(now: now)
                     }
                     continue
@@ -227,10 +223,7 @@ final class CurlMultiLoop: Sendable {
         cleanUpOnce()
     }
 
-    private func start(
-        _ item: QueuedTransfer, budget: BandwidthBudget?, active: inout [UInt64: CurlTransfer],
-        byHandle: inout [UnsafeMutableRawPointer: UInt64]
-    ) {
+    private func start(_ item: QueuedTransfer, budget: BandwidthBudget?, into transfers: inout RunningTransfers) {
         if item.body != nil { releaseOpenedBody() }
         guard
             let transfer = CurlTransfer(
@@ -247,8 +240,7 @@ final class CurlMultiLoop: Sendable {
             return
         }
         imgcache_curl_multi_add_handle(handles.multi, transfer.easy.raw)
-        active[item.id] = transfer
-        byHandle[transfer.easy.raw] = item.id
+        transfers.add(transfer)
     }
 
     private struct Work {
