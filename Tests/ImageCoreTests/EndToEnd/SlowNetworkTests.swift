@@ -6,7 +6,8 @@ import Testing
 
 /// Timeouts as users expect them on slow networks: `--timeout` gives up on
 /// a transfer that stalls, not on one that is slow but steady; `--max-time`
-/// caps an attempt; a retry resumes a broken-off body in the same run.
+/// caps an attempt; `--connect-timeout` ends a connect that hangs; a retry
+/// resumes a broken-off body in the same run.
 @Suite(.serialized) struct SlowNetworkTests: CommandSuite {
     let fixture: CommandFixture
     /// A PNG signature and 200 000 bytes that differ along the way.
@@ -40,6 +41,27 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == body)
         #expect(seconds > 3, "took \(seconds) s")
+    }
+
+    /// Against a loopback port whose connects hang (its accept queue is
+    /// full): a network error naming the URL at the timeout, not after the
+    /// default 10 s. Under ThreadSanitizer processes start slowly: the state
+    /// is checked there, not the time.
+    @Test func connectTimeoutEndsAHangingConnect() throws {
+        let listener = try UnansweredListener()
+        let timed = ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] != "thread"
+        let url = listener.url("/a.png")
+        let (result, seconds) = try timedFetch("--retries", "0", "--connect-timeout", "1", "-o", "/dev/null", url)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("imgcache: \(url): "), "\(result.stderr)")
+        #expect(result.stderr.contains("onnect") || result.stderr.contains("timed out"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        if timed { #expect(seconds > 0.9 && seconds < 6, "took \(seconds) s") }
+        // The configuration file's key of the same name.
+        try Data("connect-timeout = 1\n".utf8).write(to: URL(fileURLWithPath: "\(cache.path)/imgcache.conf"))
+        let (conf, confSeconds) = try timedFetch("--retries", "0", "-o", "/dev/null", listener.url("/b.png"))
+        #expect(conf.status == 3, "\(conf.stderr)")
+        if timed { #expect(confSeconds > 0.9 && confSeconds < 6, "took \(confSeconds) s") }
     }
 
     @Test func maxTimeCapsTheWholeAttempt() throws {
