@@ -1,16 +1,15 @@
 #include "avif_shims.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <string.h>
+#include "library_loader.h"
 
 // The soname whose ABI the installed header describes: libavif changes its
 // structs between major versions, so another one must not be loaded.
 #if AVIF_VERSION_MAJOR == 0 && AVIF_VERSION_MINOR == 11
 #define AVIF_SONAME "libavif.so.15"
+#define AVIF_PACKAGE "libavif15"
 #elif AVIF_VERSION_MAJOR == 1
 #define AVIF_SONAME "libavif.so.16"
+#define AVIF_PACKAGE "libavif16"
 #else
 #error "unknown libavif version: add its soname here"
 #endif
@@ -40,52 +39,31 @@ static struct {
 #endif
 } api;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char load_error[256];
-static int load_status = -1;
+/// What imgcache_avif_load fills in, field by field.
+static const imgcache_library_symbol symbols[] = {
+    IMGCACHE_SYMBOL(api.result_to_string, "avifResultToString"),
+    IMGCACHE_SYMBOL(api.decoder_create, "avifDecoderCreate"),
+    IMGCACHE_SYMBOL(api.decoder_destroy, "avifDecoderDestroy"),
+    IMGCACHE_SYMBOL(api.decoder_set_io_memory, "avifDecoderSetIOMemory"),
+    IMGCACHE_SYMBOL(api.decoder_parse, "avifDecoderParse"),
+    IMGCACHE_SYMBOL(api.decoder_next_image, "avifDecoderNextImage"),
+    IMGCACHE_SYMBOL(api.rgb_image_set_defaults, "avifRGBImageSetDefaults"),
+    IMGCACHE_SYMBOL(api.image_yuv_to_rgb, "avifImageYUVToRGB"),
+    IMGCACHE_SYMBOL(api.image_create, "avifImageCreate"),
+    IMGCACHE_SYMBOL(api.image_destroy, "avifImageDestroy"),
+    IMGCACHE_SYMBOL(api.image_rgb_to_yuv, "avifImageRGBToYUV"),
+    IMGCACHE_SYMBOL(api.encoder_create, "avifEncoderCreate"),
+    IMGCACHE_SYMBOL(api.encoder_destroy, "avifEncoderDestroy"),
+    IMGCACHE_SYMBOL(api.encoder_add_image, "avifEncoderAddImage"),
+    IMGCACHE_SYMBOL(api.encoder_finish, "avifEncoderFinish"),
+    IMGCACHE_SYMBOL(api.rw_data_free, "avifRWDataFree"),
+    IMGCACHE_SYMBOL(api.image_set_profile_icc, "avifImageSetProfileICC"),
+};
 
-#define RESOLVE(field, symbol)                                                   \
-    do {                                                                         \
-        *(void **)(&api.field) = dlsym(library, symbol);                         \
-        if (!api.field) {                                                        \
-            snprintf(load_error, sizeof load_error, AVIF_SONAME " lacks %s", symbol); \
-            return;                                                              \
-        }                                                                        \
-    } while (0)
+static imgcache_library library =
+    IMGCACHE_LIBRARY(AVIF_SONAME, "cannot load libavif (install " AVIF_PACKAGE ")", "", symbols, NULL);
 
-static void load(void) {
-    void *library = dlopen(AVIF_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(load_error, sizeof load_error, "cannot load libavif (install libavif15): %s", dlerror());
-        return;
-    }
-    RESOLVE(result_to_string, "avifResultToString");
-    RESOLVE(decoder_create, "avifDecoderCreate");
-    RESOLVE(decoder_destroy, "avifDecoderDestroy");
-    RESOLVE(decoder_set_io_memory, "avifDecoderSetIOMemory");
-    RESOLVE(decoder_parse, "avifDecoderParse");
-    RESOLVE(decoder_next_image, "avifDecoderNextImage");
-    RESOLVE(rgb_image_set_defaults, "avifRGBImageSetDefaults");
-    RESOLVE(image_yuv_to_rgb, "avifImageYUVToRGB");
-    RESOLVE(image_create, "avifImageCreate");
-    RESOLVE(image_destroy, "avifImageDestroy");
-    RESOLVE(image_rgb_to_yuv, "avifImageRGBToYUV");
-    RESOLVE(encoder_create, "avifEncoderCreate");
-    RESOLVE(encoder_destroy, "avifEncoderDestroy");
-    RESOLVE(encoder_add_image, "avifEncoderAddImage");
-    RESOLVE(encoder_finish, "avifEncoderFinish");
-    RESOLVE(rw_data_free, "avifRWDataFree");
-    RESOLVE(image_set_profile_icc, "avifImageSetProfileICC");
-    load_status = 0;
-}
-
-int imgcache_avif_load(char *error) {
-    pthread_once(&once, load);
-    if (load_status != 0) {
-        snprintf(error, 256, "%s", load_error);
-    }
-    return load_status;
-}
+int imgcache_avif_load(char *error) { return imgcache_library_load(&library, error); }
 
 const char *imgcache_avif_result_to_string(avifResult result) { return api.result_to_string(result); }
 avifDecoder *imgcache_avif_decoder_create(void) { return api.decoder_create(); }

@@ -1,7 +1,7 @@
 #include "CImageCoreShims.h"
 
-#include <dlfcn.h>
-#include <stdio.h>
+#include "library_loader.h"
+
 #include <stdlib.h>
 
 /// The libcurl functions imgcache uses, resolved from libcurl.so.4.
@@ -29,46 +29,37 @@ static struct {
     CURLSHcode (*share_cleanup)(CURLSH *);
 } api;
 
-#define RESOLVE(field, symbol)                                                  \
-    do {                                                                        \
-        *(void **)(&api.field) = dlsym(library, symbol);                        \
-        if (!api.field) {                                                       \
-            snprintf(error, 256, "libcurl.so.4 lacks %s (libcurl 7.68 or newer is needed)", symbol); \
-            return -1;                                                          \
-        }                                                                       \
-    } while (0)
+/// What imgcache_curl_load fills in, field by field.
+static const imgcache_library_symbol symbols[] = {
+    IMGCACHE_SYMBOL(api.global_init, "curl_global_init"),
+    IMGCACHE_SYMBOL(api.easy_strerror, "curl_easy_strerror"),
+    IMGCACHE_SYMBOL(api.easy_init, "curl_easy_init"),
+    IMGCACHE_SYMBOL(api.easy_cleanup, "curl_easy_cleanup"),
+    IMGCACHE_SYMBOL(api.easy_setopt, "curl_easy_setopt"),
+    IMGCACHE_SYMBOL(api.easy_getinfo, "curl_easy_getinfo"),
+    IMGCACHE_SYMBOL(api.easy_pause, "curl_easy_pause"),
+    IMGCACHE_SYMBOL(api.slist_append, "curl_slist_append"),
+    IMGCACHE_SYMBOL(api.slist_free_all, "curl_slist_free_all"),
+    IMGCACHE_SYMBOL(api.multi_init, "curl_multi_init"),
+    IMGCACHE_SYMBOL(api.multi_setopt, "curl_multi_setopt"),
+    IMGCACHE_SYMBOL(api.multi_add_handle, "curl_multi_add_handle"),
+    IMGCACHE_SYMBOL(api.multi_remove_handle, "curl_multi_remove_handle"),
+    IMGCACHE_SYMBOL(api.multi_perform, "curl_multi_perform"),
+    IMGCACHE_SYMBOL(api.multi_poll, "curl_multi_poll"),
+    IMGCACHE_SYMBOL(api.multi_wakeup, "curl_multi_wakeup"),
+    IMGCACHE_SYMBOL(api.multi_info_read, "curl_multi_info_read"),
+    IMGCACHE_SYMBOL(api.multi_cleanup, "curl_multi_cleanup"),
+    IMGCACHE_SYMBOL(api.share_init, "curl_share_init"),
+    IMGCACHE_SYMBOL(api.share_setopt, "curl_share_setopt"),
+    IMGCACHE_SYMBOL(api.share_cleanup, "curl_share_cleanup"),
+};
+
+static imgcache_library library = IMGCACHE_LIBRARY("libcurl.so.4", "cannot load libcurl (install libcurl4)",
+                                                   " (libcurl 7.68 or newer is needed)", symbols, NULL);
 
 void imgcache_curl_prepare_process(void) { setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 0); }
 
-int imgcache_curl_load(char *error) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(error, 256, "cannot load libcurl (install libcurl4): %s", dlerror());
-        return -1;
-    }
-    RESOLVE(global_init, "curl_global_init");
-    RESOLVE(easy_strerror, "curl_easy_strerror");
-    RESOLVE(easy_init, "curl_easy_init");
-    RESOLVE(easy_cleanup, "curl_easy_cleanup");
-    RESOLVE(easy_setopt, "curl_easy_setopt");
-    RESOLVE(easy_getinfo, "curl_easy_getinfo");
-    RESOLVE(easy_pause, "curl_easy_pause");
-    RESOLVE(slist_append, "curl_slist_append");
-    RESOLVE(slist_free_all, "curl_slist_free_all");
-    RESOLVE(multi_init, "curl_multi_init");
-    RESOLVE(multi_setopt, "curl_multi_setopt");
-    RESOLVE(multi_add_handle, "curl_multi_add_handle");
-    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
-    RESOLVE(multi_perform, "curl_multi_perform");
-    RESOLVE(multi_poll, "curl_multi_poll");
-    RESOLVE(multi_wakeup, "curl_multi_wakeup");
-    RESOLVE(multi_info_read, "curl_multi_info_read");
-    RESOLVE(multi_cleanup, "curl_multi_cleanup");
-    RESOLVE(share_init, "curl_share_init");
-    RESOLVE(share_setopt, "curl_share_setopt");
-    RESOLVE(share_cleanup, "curl_share_cleanup");
-    return 0;
-}
+int imgcache_curl_load(char *error) { return imgcache_library_load(&library, error); }
 
 CURLcode imgcache_curl_global_init(long flags) { return api.global_init(flags); }
 const char *imgcache_curl_easy_strerror(CURLcode code) { return api.easy_strerror(code); }

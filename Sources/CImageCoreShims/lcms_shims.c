@@ -1,9 +1,8 @@
 #include "lcms_shims.h"
+#include "library_loader.h"
 
-#include <dlfcn.h>
 #include <lcms2.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -28,10 +27,6 @@ static struct {
     cmsBool (*save_profile_to_mem)(cmsHPROFILE, void *, cmsUInt32Number *);
 } api;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char load_error[256];
-static int load_status = -1;
-
 /// lcms reports a damaged profile through its log handler, then returns
 /// NULL; the message is kept per thread for the caller's error.
 static __thread char last_error[256];
@@ -42,47 +37,31 @@ static void on_error(cmsContext context, cmsUInt32Number code, const char *text)
     snprintf(last_error, sizeof last_error, "%s", text ? text : "unknown error");
 }
 
-#define RESOLVE(field, symbol)                                                       \
-    do {                                                                             \
-        *(void **)(&api.field) = dlsym(library, symbol);                             \
-        if (!api.field) {                                                            \
-            snprintf(load_error, sizeof load_error, "liblcms2.so.2 lacks %s", symbol); \
-            return;                                                                  \
-        }                                                                            \
-    } while (0)
+/// What imgcache_lcms_load fills in, field by field.
+static const imgcache_library_symbol symbols[] = {
+    IMGCACHE_SYMBOL(api.set_log_error_handler, "cmsSetLogErrorHandler"),
+    IMGCACHE_SYMBOL(api.open_profile_from_mem, "cmsOpenProfileFromMem"),
+    IMGCACHE_SYMBOL(api.create_srgb_profile, "cmsCreate_sRGBProfile"),
+    IMGCACHE_SYMBOL(api.create_rgb_profile, "cmsCreateRGBProfile"),
+    IMGCACHE_SYMBOL(api.build_gamma, "cmsBuildGamma"),
+    IMGCACHE_SYMBOL(api.build_parametric_tone_curve, "cmsBuildParametricToneCurve"),
+    IMGCACHE_SYMBOL(api.build_tabulated_tone_curve_float, "cmsBuildTabulatedToneCurveFloat"),
+    IMGCACHE_SYMBOL(api.free_tone_curve, "cmsFreeToneCurve"),
+    IMGCACHE_SYMBOL(api.get_color_space, "cmsGetColorSpace"),
+    IMGCACHE_SYMBOL(api.is_intent_supported, "cmsIsIntentSupported"),
+    IMGCACHE_SYMBOL(api.close_profile, "cmsCloseProfile"),
+    IMGCACHE_SYMBOL(api.create_transform, "cmsCreateTransform"),
+    IMGCACHE_SYMBOL(api.do_transform, "cmsDoTransform"),
+    IMGCACHE_SYMBOL(api.delete_transform, "cmsDeleteTransform"),
+    IMGCACHE_SYMBOL(api.save_profile_to_mem, "cmsSaveProfileToMem"),
+};
 
-static void load(void) {
-    void *library = dlopen("liblcms2.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(load_error, sizeof load_error, "cannot load Little CMS (install liblcms2-2): %s", dlerror());
-        return;
-    }
-    RESOLVE(set_log_error_handler, "cmsSetLogErrorHandler");
-    RESOLVE(open_profile_from_mem, "cmsOpenProfileFromMem");
-    RESOLVE(create_srgb_profile, "cmsCreate_sRGBProfile");
-    RESOLVE(create_rgb_profile, "cmsCreateRGBProfile");
-    RESOLVE(build_gamma, "cmsBuildGamma");
-    RESOLVE(build_parametric_tone_curve, "cmsBuildParametricToneCurve");
-    RESOLVE(build_tabulated_tone_curve_float, "cmsBuildTabulatedToneCurveFloat");
-    RESOLVE(free_tone_curve, "cmsFreeToneCurve");
-    RESOLVE(get_color_space, "cmsGetColorSpace");
-    RESOLVE(is_intent_supported, "cmsIsIntentSupported");
-    RESOLVE(close_profile, "cmsCloseProfile");
-    RESOLVE(create_transform, "cmsCreateTransform");
-    RESOLVE(do_transform, "cmsDoTransform");
-    RESOLVE(delete_transform, "cmsDeleteTransform");
-    RESOLVE(save_profile_to_mem, "cmsSaveProfileToMem");
-    api.set_log_error_handler(on_error);
-    load_status = 0;
-}
+static void loaded(void) { api.set_log_error_handler(on_error); }
 
-int imgcache_lcms_load(char *error) {
-    pthread_once(&once, load);
-    if (load_status != 0) {
-        snprintf(error, 256, "%s", load_error);
-    }
-    return load_status;
-}
+static imgcache_library library =
+    IMGCACHE_LIBRARY("liblcms2.so.2", "cannot load Little CMS (install liblcms2-2)", "", symbols, loaded);
+
+int imgcache_lcms_load(char *error) { return imgcache_library_load(&library, error); }
 
 void *imgcache_lcms_open_profile(const uint8_t *data, size_t size, char *error) {
     last_error[0] = 0;

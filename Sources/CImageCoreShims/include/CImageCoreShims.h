@@ -24,8 +24,9 @@
 /// environment already has it; call before any thread starts (setenv).
 void imgcache_curl_prepare_process(void);
 
-/// Loads libcurl.so.4 and resolves every function used. Returns 0, or -1 with
-/// a message in `error` (at least 256 bytes). Call once, before anything else here.
+/// Loads libcurl.so.4 and resolves every function used (library_loader.c).
+/// Returns 0, or -1 with a message in `error` (at least 256 bytes). Call it
+/// before anything else here; later calls return the first one's outcome.
 int imgcache_curl_load(char *error);
 
 CURLcode imgcache_curl_global_init(long flags);
