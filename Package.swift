@@ -16,17 +16,24 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        // libjpeg, libpng, giflib, libwebp, hiredis and zlib are not linked
+        // either: CImageCoreShims defines the functions used under their own
+        // names and loads each library on first use (library_loader.h), so a
+        // warm cache hit loads none of them. Hence no pkgConfig here: it
+        // would add -l flags; Debian's and Ubuntu's headers are all on the
+        // default include path.
+        .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
-        // Links Nettle (nettle-dev) for SHA-256 and zlib (PNG iCCP; libpng loads it anyway);
-        // xxHash (libxxhash-dev) is header-only; Little CMS (liblcms2-dev) is dlopened.
+        // Links only Nettle (nettle-dev), for SHA-256: a warm hit names its
+        // file with it. xxHash (libxxhash-dev) is header-only; every other C
+        // library is loaded on first use (library_loader.h).
         .target(
-            name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CAVIF"],
-            linkerSettings: [.linkedLibrary("nettle"), .linkedLibrary("z")]),
+            name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CWebP", "CHiredis", "CAVIF"],
+            linkerSettings: [.linkedLibrary("nettle")]),
         .target(
             name: "ImageCore",
             dependencies: [

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /// Opens and resolves; called with the lock held, once. Returns 1 or -1.
 static int resolve(imgcache_library *library) {
@@ -45,4 +46,15 @@ int imgcache_library_load(imgcache_library *library, char *error) {
         return -1;
     }
     return 0;
+}
+
+void imgcache_library_require(imgcache_library *library) {
+    char error[256];
+    if (imgcache_library_load(library, error) != 0) {
+        // _exit: other threads may be running; one line on stderr, as the
+        // dynamic loader's own refusal would have been.
+        fprintf(stderr, "imgcache: %s\n", error);
+        fflush(stderr);
+        _exit(1);
+    }
 }

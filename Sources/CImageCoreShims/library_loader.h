@@ -48,6 +48,44 @@ typedef struct {
 /// A table entry: the slot is a typed function pointer field of the shim's table.
 #define IMGCACHE_SYMBOL(field, symbol) {(symbol), (void **)&(field)}
 
+/// For libraries Swift calls by their own names (libpng, giflib, libwebp,
+/// libjpeg, hiredis, zlib): the shim defines each function it uses under the
+/// library's name and prototype (the header checks both), hidden so the
+/// dlopened libraries never bind to it, forwarding to the resolved pointer.
+/// The first call of any of them loads the library. `FUNCTIONS(F, V, N)` lists
+/// them as F(type, name, (parameters), (arguments)) for a function returning
+/// a value, V(void, ...) for one returning nothing, N(void, ...) for one that
+/// never returns (png_error); the shim expands the list three times:
+///   FUNCTIONS(IMGCACHE_POINTER, IMGCACHE_POINTER, IMGCACHE_POINTER)   the table
+///   IMGCACHE_SYMBOLS(FUNCTIONS)                                        its names
+///   FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+/// where a `static imgcache_library library` is declared between the last two.
+#define IMGCACHE_POINTER(type, name, parameters, arguments) static type(*name##_function) parameters;
+#define IMGCACHE_SYMBOL_ENTRY(type, name, parameters, arguments) IMGCACHE_SYMBOL(name##_function, #name),
+#define IMGCACHE_SYMBOLS(functions)                                                                          \
+    static const imgcache_library_symbol symbols[] = {                                                      \
+        functions(IMGCACHE_SYMBOL_ENTRY, IMGCACHE_SYMBOL_ENTRY, IMGCACHE_SYMBOL_ENTRY)}
+#define IMGCACHE_REQUIRE(library)                                                                            \
+    if (__builtin_expect(__atomic_load_n(&(library).state, __ATOMIC_ACQUIRE) <= 0, 0)) {                    \
+        imgcache_library_require(&(library));                                                                \
+    }
+#define IMGCACHE_FORWARD(type, name, parameters, arguments)                                                  \
+    __attribute__((visibility("hidden"))) type name parameters {                                             \
+        IMGCACHE_REQUIRE(library)                                                                            \
+        return name##_function arguments;                                                                    \
+    }
+#define IMGCACHE_FORWARD_VOID(type, name, parameters, arguments)                                             \
+    __attribute__((visibility("hidden"))) void name parameters {                                             \
+        IMGCACHE_REQUIRE(library)                                                                            \
+        name##_function arguments;                                                                           \
+    }
+#define IMGCACHE_FORWARD_NORETURN(type, name, parameters, arguments)                                         \
+    __attribute__((visibility("hidden"))) void name parameters {                                             \
+        IMGCACHE_REQUIRE(library)                                                                            \
+        name##_function arguments;                                                                           \
+        __builtin_unreachable();                                                                             \
+    }
+
 /// Loads `library` (dlopen RTLD_NOW | RTLD_LOCAL) and resolves every symbol
 /// into its slot, the first time it is called; later calls, from any thread,
 /// return the first call's outcome without locking. Returns 0, or -1 with
@@ -55,5 +93,11 @@ typedef struct {
 /// never unloaded: the resolved pointers stay valid for the process's life.
 /// The corresponding C functions are `dlopen` and `dlsym`.
 int imgcache_library_load(imgcache_library *library, char *error);
+
+/// imgcache_library_load for a library the build links against in all but
+/// name (its functions are called directly): when it cannot be loaded, the
+/// process prints `imgcache: <why>` and exits 1, as the dynamic loader would
+/// have refused to start it.
+void imgcache_library_require(imgcache_library *library);
 
 #endif

@@ -79,6 +79,34 @@ import Testing
         #expect(server.requestCount(for: "/x.png") == 1)
     }
 
+    /// The libraries the dynamic loader initialised, from `LD_DEBUG=libs`'s "calling init:" lines.
+    func librariesLoaded(_ arguments: [String]) throws -> [String] {
+        let result = try CLI.run(arguments, cacheDir: cache.path, environment: ["LD_DEBUG": "libs"])
+        #expect(result.status == 0, "\(arguments)")
+        return result.stderr.split(separator: "\n").compactMap { line in
+            line.range(of: "calling init: ").map { String(line[$0.upperBound...]) }
+        }
+    }
+
+    /// A warm hit needs the cache and the output: every codec, network and
+    /// remote-storage library is loaded on first use (library_loader.h), and
+    /// a hit uses none. Counted by the dynamic loader, so it cannot pass by luck.
+    @Test func aWarmHitAndVersionLoadNoCodecNetworkOrStoreLibrary() throws {
+        server.route("/x.png", .ok(png, headers: ["Cache-Control": "max-age=600"]))
+        let url = server.url("/x.png")
+        let cold = try librariesLoaded(["fetch", url, "-o", cache.path + "/out.png"])
+        #expect(cold.contains { $0.contains("libcurl") }, "LD_DEBUG=libs reports what dlopen loads")
+        let decoded = try librariesLoaded(["fetch", "--decode", "ppm", url])
+        #expect(decoded.contains { $0.contains("libpng16") })
+        let unwanted = ["libpng", "libgif", "libwebp", "libjpeg", "libhiredis", "libz.", "libcurl", "libavif", "lcms"]
+        for arguments in [["fetch", url, "-o", cache.path + "/out.png"], ["fetch", "--path", url], ["--version"]] {
+            let loaded = try librariesLoaded(arguments)
+            #expect(!loaded.isEmpty, "\(arguments): LD_DEBUG=libs printed nothing")
+            let codecs = loaded.filter { library in unwanted.contains { library.contains($0) } }
+            #expect(codecs.isEmpty, "\(arguments) loaded \(codecs)")
+        }
+    }
+
     @Test func anOutputFileAlreadyHoldingTheBytesIsOnlyTouched() throws {
         server.route("/x.png", .ok(png, headers: ["Cache-Control": "max-age=600"]))
         let url = server.url("/x.png")
