@@ -31,6 +31,9 @@ extension ImageManager {
         /// used (as `fetch` does): hits are served, downloads go to a private
         /// scratch directory and are not stored. Otherwise opening it fails.
         public var allowsReadOnlyCache = false
+        /// The clocks and sleep of the steps that judge freshness, wait,
+        /// back off or hold leases; tests give a `TestClock`.
+        var clock: any TimeSource = SystemClock()
 
         /// A configuration for a cache in `directory`.
         public init(directory: CacheDirectory) {

@@ -47,7 +47,7 @@ public final class ImageManager: Sendable {
         limits = RunLimits(limits: configuration.limits, decoder: decoder)
         lookup = Lookup(
             memory: MemoryCache(costLimit: configuration.cache.memoryLimit), disk: disk, limits: limits,
-            statistics: statistics, events: events)
+            statistics: statistics, events: events, clock: configuration.clock)
         // HTTP remotes share the origin's loader (one multi handle, reused connections).
         let loader = loader ?? OnDemandLoader(settings: configuration.downloaderSettings(writingTo: downloadDirectory))
         let remote =
@@ -55,7 +55,7 @@ public final class ImageManager: Sendable {
             ? nil
             : RemoteCache(
                 configuration.cache.remoteStorage, statistics: statistics, events: events,
-                warnings: configuration.warnings, network: loader)
+                warnings: configuration.warnings, network: loader, clock: configuration.clock)
         store = Store(
             disk: disk, remote: remote, maxSize: configuration.cache.maxSize, statistics: statistics, events: events)
         network = NetworkFetch(
@@ -63,7 +63,8 @@ public final class ImageManager: Sendable {
             loader: loader,
             failedURLs: FailedURLRegistry(directory: directory, timeToLive: configuration.cache.failedTTL),
             statistics: statistics, events: events, writableCache: readOnlyReason == nil ? directory : nil,
-            cookieJar: configuration.cookieJar, scratchDirectory: readOnlyReason == nil ? nil : downloadDirectory)
+            cookieJar: configuration.cookieJar, scratchDirectory: readOnlyReason == nil ? nil : downloadDirectory,
+            clock: configuration.clock)
         renderer = Renderer(disk: disk, decoder: decoder, limits: configuration.limits, events: events)
     }
 

@@ -31,7 +31,7 @@ extension NetworkFetch {
         from error: ImageCoreError, _ request: ImageRequest, key: CacheKey, stale: CachedData?,
         requestDigest: String?
     ) throws -> ImageResponse {
-        if let stale, error.isTransient, CachePolicy.servesStaleOnError(stale.entry, for: request, now: WallClock.now())
+        if let stale, error.isTransient, CachePolicy.servesStaleOnError(stale.entry, for: request, now: clock.wallNow())
         {
             statistics.add(.diskHits)
             events.emit("served stale from disk after an error: \(request.url): \(error.message)")

@@ -48,6 +48,8 @@ struct Lookup: Sendable {
     let limits: RunLimits
     let statistics: Statistics
     let events: EventLog
+    /// Judges freshness (`wallNow`).
+    let clock: any TimeSource
 
     /// Looks `request` up in memory, then on disk. Throws `.notCached` (only
     /// under `.decides`) when the request forbids both serving the entry and
@@ -92,7 +94,7 @@ struct Lookup: Sendable {
             statistics.add(.misses)
             return .miss
         }
-        switch CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) {
+        switch CachePolicy.decide(cached.entry, for: request, now: clock.wallNow()) {
         case .serve:
             return served(cached, request, key, .decides)
         case .serveThenRevalidate:
@@ -114,7 +116,7 @@ struct Lookup: Sendable {
     /// (a damaged entry found on the way is counted as damaged).
     private func freshDiskHit(_ request: ImageRequest, key: CacheKey) -> Answer {
         guard let cached = try? disk.lookup(key),
-            CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve
+            CachePolicy.decide(cached.entry, for: request, now: clock.wallNow()) == .serve
         else { return .undecided }
         return served(cached, request, key, .hitsOnly)
     }
@@ -126,7 +128,7 @@ struct Lookup: Sendable {
     private func recordOnly(_ request: ImageRequest, key: CacheKey, _ scope: Scope) -> Answer? {
         guard !request.needsBytes, request.encoding == nil, !request.decodesPixels else { return nil }
         switch disk.lookupWithoutBytes(
-            key, accepting: { CachePolicy.decide($0, for: request, now: WallClock.now()) == .serve })
+            key, accepting: { CachePolicy.decide($0, for: request, now: clock.wallNow()) == .serve })
         {
         case .accepted(let present): return served(present, request, key, scope)
         case .absent: return .miss

@@ -80,6 +80,8 @@ final class NetworkFetch: Sendable {
     let cookieJar: String?
     /// A private directory removed by `finish()` (a read-only cache's downloads), or nil.
     let scratchDirectory: String?
+    /// Freshness, the wait for another process, retry pauses.
+    let clock: any TimeSource
     /// Opened on first use (a warm hit never opens them); nil inside once opening failed.
     private let lockFile = Mutex<DownloadLocks??>(nil)
     private let inflight = InflightLoads<Fetched>()
@@ -91,7 +93,7 @@ final class NetworkFetch: Sendable {
         disk: DiskCache, store: Store, verify: Verification, limits: RunLimits, remote: RemoteCache?,
         loader: any DataLoading,
         failedURLs: FailedURLRegistry, statistics: Statistics, events: EventLog, writableCache: CacheDirectory?,
-        cookieJar: String?, scratchDirectory: String?
+        cookieJar: String?, scratchDirectory: String?, clock: any TimeSource
     ) {
         self.disk = disk
         self.store = store
@@ -105,6 +107,7 @@ final class NetworkFetch: Sendable {
         self.writableCache = writableCache
         self.cookieJar = cookieJar
         self.scratchDirectory = scratchDirectory
+        self.clock = clock
     }
 
     /// The image from the network, once per key however many callers wait:
@@ -154,7 +157,7 @@ final class NetworkFetch: Sendable {
         // Found absent under the lock, it stays absent until we store it.
         if case .held = claim, stale == nil, request.storesToDisk, !request.refresh {
             let cached = try disk.lookup(key)
-            if let cached, CachePolicy.decide(cached.entry, for: request, now: WallClock.now()) == .serve {
+            if let cached, CachePolicy.decide(cached.entry, for: request, now: clock.wallNow()) == .serve {
                 return storedElsewhere(cached, request)
             }
             if cached == nil { local = .absent }
@@ -237,14 +240,14 @@ final class NetworkFetch: Sendable {
         _ locks: DownloadLocks, _ request: ImageRequest,
         key: CacheKey
     ) async throws -> CachedData? {
-        let deadline = MonotonicClock.now() + request.download.effectiveTimeout
-        let waitStarted = WallClock.now()
-        while locks.isHeldElsewhere(key.hash) && MonotonicClock.now() < deadline {
+        let deadline = clock.monotonicNow() + request.download.effectiveTimeout
+        let waitStarted = clock.wallNow()
+        while locks.isHeldElsewhere(key.hash) && clock.monotonicNow() < deadline {
             try await pause(0.02)
         }
         // An entry stored while we waited is as fresh as our own download would be.
         guard let cached = try disk.lookup(key) else { return nil }
-        let decision = CachePolicy.decide(cached.entry, for: request, now: WallClock.now())
+        let decision = CachePolicy.decide(cached.entry, for: request, now: clock.wallNow())
         let fresh =
             decision == .serve
             || (decision != .mismatch && !request.refresh && cached.entry.storedAt >= waitStarted - 1)

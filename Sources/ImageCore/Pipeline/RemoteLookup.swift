@@ -37,7 +37,7 @@ extension NetworkFetch {
 
     /// A verified remote entry, stored locally and served if fresh.
     private func adopt(_ hit: RemoteCache.Hit, _ request: ImageRequest, key: CacheKey) throws -> RemoteOutcome? {
-        let decision = CachePolicy.decide(hit.entry, for: request, now: WallClock.now())
+        let decision = CachePolicy.decide(hit.entry, for: request, now: clock.wallNow())
         var local: CachedData?
         if decision != .mismatch && request.storesToDisk {
             local = try store.keep(hit, request, key: key)

@@ -55,12 +55,15 @@ extension NetworkFetch {
         }
     }
 
-    /// Sleeps, waking early with `.interrupted` on `cancelAll()`.
+    /// Sleeps `seconds` on the step's clock, waking early with `.interrupted`
+    /// on `cancelAll()`: the flag is read every 50 ms of the sleep. Each nap
+    /// is a millisecond longer than what is left, so the last one ends past
+    /// `end` (a wait is never short, and never more than 51 ms long).
     func pause(_ seconds: Double) async throws {
-        let end = MonotonicClock.now() + seconds
-        while MonotonicClock.now() < end {
+        let end = clock.monotonicNow() + seconds
+        while clock.monotonicNow() < end {
             if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
-            try? await Task.sleep(for: .milliseconds(Int(min(50, (end - MonotonicClock.now()) * 1000) + 1)))
+            try? await clock.sleep(min(0.05, end - clock.monotonicNow()) + 0.001)
         }
         if cancelled.load(ordering: .relaxed) { throw ImageCoreError(.interrupted, "interrupted") }
     }

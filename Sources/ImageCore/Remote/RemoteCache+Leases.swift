@@ -53,7 +53,7 @@ extension RemoteCache {
         // When the holder's lease runs out unless renewed: as the store last
         // reported it, moved only forward, and not by a lease at its end (a
         // store that keeps one there is waited for once, not forever).
-        var expiry = MonotonicClock.now() + duration
+        var expiry = clock.monotonicNow() + duration
         let token = UniqueName.make()
         var delay = 0.05
         var waited = false
@@ -66,9 +66,9 @@ extension RemoteCache {
                 disable(index, storage, error)
                 return .unclaimed
             }
-            if case .held(let remaining?) = answer, remaining > 0, MonotonicClock.now() + remaining > expiry {
+            if case .held(let remaining?) = answer, remaining > 0, clock.monotonicNow() + remaining > expiry {
                 // The holder's lease, renewed while it downloads, sets how long to wait.
-                expiry = MonotonicClock.now() + remaining
+                expiry = clock.monotonicNow() + remaining
                 lastTry = false
             }
             if case .unsupported(let reason) = answer {
@@ -76,7 +76,7 @@ extension RemoteCache {
                 return nil
             }
             if answer == .acquired {
-                let lease = RemoteLease(name: name, token: token, index: index, storage: storage)
+                let lease = RemoteLease(name: name, token: token, index: index, storage: storage, clock: clock)
                 // The entry may have arrived between the lookup that missed and the lease.
                 let again = await lookup(
                     key, in: index, url: url, maxBytes: maxBytes, countsMiss: false, inspect: inspect)
@@ -93,7 +93,7 @@ extension RemoteCache {
                 events.emit("another machine is downloading, waiting for its entry in \(storage.configured): \(url)")
                 waited = true
             }
-            let now = MonotonicClock.now()
+            let now = clock.monotonicNow()
             let deadline = expiry + Self.leaseMargin
             if now >= deadline {
                 // The wait ran out: once more for the lease (a dead holder's

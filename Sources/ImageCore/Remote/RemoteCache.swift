@@ -46,13 +46,15 @@ final class RemoteCache: Sendable {
     let leaseless = Mutex<Set<Int>>([])
     let statistics: Statistics
     let events: EventLog
+    /// The lease wait's deadlines and the lease renewals' sleeps (`RemoteCache+Leases.swift`).
+    let clock: any TimeSource
     /// Where a store that refuses a write is reported, once per store and
     /// run, whatever `-v` says: every upload of the run is lost with it.
     private let warnings: EventLog
 
     convenience init(
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
-        warnings: EventLog = .silent, network: any DataLoading
+        warnings: EventLog = .silent, network: any DataLoading, clock: any TimeSource = SystemClock()
     ) {
         var backends: [any RemoteStorage] = []
         var tiers: [(shards: [RemoteStorageURL.Shard], first: Int)] = []
@@ -61,19 +63,22 @@ final class RemoteCache: Sendable {
             let urls = storage.shards.isEmpty ? [storage] : storage.shards.map { storage.shard($0) }
             backends += urls.map { makeRemoteStorage($0, network: network) }
         }
-        self.init(backends: backends, tiers: tiers, statistics: statistics, events: events, warnings: warnings)
+        self.init(
+            backends: backends, tiers: tiers, statistics: statistics, events: events, warnings: warnings, clock: clock)
     }
 
     /// A remote tier over given backends, one per configured storage (tests use counting fakes).
-    convenience init(storages: [any RemoteStorage], statistics: Statistics, events: EventLog) {
+    convenience init(
+        storages: [any RemoteStorage], statistics: Statistics, events: EventLog, clock: any TimeSource = SystemClock()
+    ) {
         self.init(
             backends: storages, tiers: storages.indices.map { ([], $0) }, statistics: statistics, events: events,
-            warnings: .silent)
+            warnings: .silent, clock: clock)
     }
 
     private init(
         backends: [any RemoteStorage], tiers: [(shards: [RemoteStorageURL.Shard], first: Int)],
-        statistics: Statistics, events: EventLog, warnings: EventLog
+        statistics: Statistics, events: EventLog, warnings: EventLog, clock: any TimeSource
     ) {
         self.backends = backends
         self.configured = tiers
@@ -81,6 +86,7 @@ final class RemoteCache: Sendable {
         self.statistics = statistics
         self.events = events
         self.warnings = warnings
+        self.clock = clock
     }
 
     /// The first verified entry for `key` among the storages that have not

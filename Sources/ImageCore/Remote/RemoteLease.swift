@@ -18,21 +18,24 @@ final class RemoteLease: Sendable {
     /// The backend holding it, in `RemoteCache.backends`.
     let index: Int
     let storage: any RemoteLeasing
+    /// What the renewals sleep on.
+    let clock: any TimeSource
     private let state = Mutex<State>(.held(renewal: nil))
 
-    init(name: String, token: String, index: Int, storage: any RemoteLeasing) {
+    init(name: String, token: String, index: Int, storage: any RemoteLeasing, clock: any TimeSource) {
         self.name = name
         self.token = token
         self.index = index
         self.storage = storage
+        self.clock = clock
     }
 
     /// Renews the lease every third of its duration until it is released
     /// or lost (another machine holds it after it expired, or the store failed).
     func startRenewing(every duration: Double) {
-        let renewal = Task { [name, token, storage] in
+        let renewal = Task { [name, token, storage, clock] in
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(duration / 3 * 1_000_000_000))
+                try? await clock.sleep(duration / 3)
                 guard !Task.isCancelled,
                     (try? await storage.renewLease(name, token: token, duration: duration)) == true
                 else { return }

@@ -21,22 +21,27 @@ struct PipelineFixture {
         disk = DiskCache(directory: directory, placement: placement, statistics: statistics)
     }
 
-    func lookup(memoryLimit: Int = 1 << 20) -> Lookup {
+    func lookup(memoryLimit: Int = 1 << 20, clock: any TimeSource = SystemClock()) -> Lookup {
         Lookup(
             memory: MemoryCache(costLimit: memoryLimit), disk: disk,
-            limits: RunLimits(limits: .default, decoder: CountingDecoder()), statistics: statistics, events: .silent)
+            limits: RunLimits(limits: .default, decoder: CountingDecoder()), statistics: statistics, events: .silent,
+            clock: clock)
     }
 
     func store(maxSize: Int? = nil) -> Store {
         Store(disk: disk, remote: nil, maxSize: maxSize, statistics: statistics, events: .silent)
     }
 
-    func network(_ loader: any DataLoading, store: Store? = nil) -> NetworkFetch {
+    func network(
+        _ loader: any DataLoading, store: Store? = nil, events: EventLog = .silent,
+        clock: any TimeSource = SystemClock()
+    ) -> NetworkFetch {
         NetworkFetch(
             disk: disk, store: store ?? self.store(), verify: Verification(decoder: CountingDecoder()),
             limits: RunLimits(limits: .default, decoder: CountingDecoder()), remote: nil,
             loader: loader, failedURLs: FailedURLRegistry(directory: directory, timeToLive: 3600),
-            statistics: statistics, events: .silent, writableCache: directory, cookieJar: nil, scratchDirectory: nil)
+            statistics: statistics, events: events, writableCache: directory, cookieJar: nil, scratchDirectory: nil,
+            clock: clock)
     }
 
     /// Stores `bytes` for `url` as if downloaded at `time` with `headers`.

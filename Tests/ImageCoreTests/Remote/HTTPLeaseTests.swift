@@ -23,17 +23,20 @@ struct HTTPLeaseTests {
         HTTPRemoteStorage(try RemoteStorageURL(parsing: url + "|timeout=5000|connect-timeout=2000"), network: network)
     }
 
-    func machine(_ spec: String, events: EventLog = .silent) throws -> RemoteCache {
+    func machine(
+        _ spec: String, events: EventLog = .silent, clock: any TimeSource = SystemClock()
+    ) throws -> RemoteCache {
         let patient = spec.split(separator: " ").map { $0 + "|timeout=5000|connect-timeout=2000" }
         return RemoteCache(
             try RemoteStorageURL.parseList(patient.joined(separator: " ")), statistics: Statistics(), events: events,
-            network: network)
+            network: network, clock: clock)
     }
 
+    /// The claim, pausing between polls on the remote tier's own clock.
     func claim(_ remote: RemoteCache) async throws -> RemoteCache.DownloadClaim {
         try await remote.claimDownload(
             key, url: "http://origin.example/a.png", maxBytes: 1 << 20, inspect: { _ in LeaseTests.info },
-            pause: { try await Task.sleep(nanoseconds: UInt64($0 * 1_000_000_000)) })
+            pause: { try await remote.clock.sleep($0) })
     }
 
     /// The probe finds that Apache honours `If-None-Match: *` (creating the
@@ -154,26 +157,34 @@ struct HTTPLeaseTests {
         #expect(lease.storage is RedisRemoteStorage)
     }
 
-    /// Through the remote tier: the second machine waits for the first's
-    /// upload to the Apache store, and the lease is gone after it.
+    /// Through the remote tier: the second machine is seen waiting (asleep
+    /// between polls) for the first's upload to the Apache store, its next
+    /// poll finds the entry, and the lease is gone after it.
     @Test func theSecondMachineWaitsForTheFirstOnesUpload() async throws {
         let apache = try ApacheProcess()
-        let (a, b) = (try machine(apache.url + "|lease=600000"), try machine(apache.url + "|lease=600000"))
+        let clock = TestClock()
+        let (a, b) = (
+            try machine(apache.url + "|lease=600000"), try machine(apache.url + "|lease=600000", clock: clock)
+        )
         guard case .leased(let lease) = try await claim(a) else {
             Issue.record("the first machine did not get the lease")
             return
         }
         let waiter = Task { try await claim(b) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await waitUntil { clock.sleeperCount == 1 }, "the second machine is not waiting")
         let url = "http://origin.example/a.png"
         a.upload(LeaseTests.entry(url), bytes: Fixtures.tinyPNG, key: key, url: url)
         a.end(lease)
         await a.finish()
         #expect(!FileManager.default.fileExists(atPath: apache.objectPath("\(key.hash).lease")))
+        // Free to run on (a miss now fails below rather than hanging the test).
+        clock.advancesWhenSlept = true
+        clock.advance(by: 0.05)
         guard case .uploaded(let hit) = try await waiter.value else {
             Issue.record("the waiter did not get the uploaded entry")
             return
         }
         #expect(hit.bytes == Fixtures.tinyPNG)
+        #expect(clock.sleeps == [0.05], "one poll's pause, then the entry")
     }
 }

@@ -16,17 +16,17 @@ struct LeaseTests {
     /// A machine's remote tier. Timeouts are generous and leases long unless
     /// a test is about their expiry: the suite shares two cores with tests
     /// that block threads, and a starved test must not see a lease expire.
-    func machine(_ spec: String) throws -> RemoteCache {
+    func machine(_ spec: String, clock: any TimeSource = SystemClock()) throws -> RemoteCache {
         let patient = spec.split(separator: " ").map { $0 + "|timeout=5000|connect-timeout=2000" }
         return RemoteCache(
             try RemoteStorageURL.parseList(patient.joined(separator: " ")), statistics: Statistics(), events: .silent,
-            network: CountingLoader(directory: "/nonexistent", answers: [:]))
+            network: CountingLoader(directory: "/nonexistent", answers: [:]), clock: clock)
     }
 
+    /// The claim, pausing between polls on the remote tier's own clock.
     func claim(_ remote: RemoteCache) async throws -> RemoteCache.DownloadClaim {
         try await remote.claimDownload(
-            key, url: url, maxBytes: 1 << 20, inspect: { _ in Self.info },
-            pause: { try await Task.sleep(nanoseconds: UInt64($0 * 1_000_000_000)) })
+            key, url: url, maxBytes: 1 << 20, inspect: { _ in Self.info }, pause: { try await remote.clock.sleep($0) })
     }
 
     static let info = ImageInfo(format: .png, width: 4, height: 3, frameCount: 1, loopCount: nil, orientation: 1)
@@ -41,9 +41,12 @@ struct LeaseTests {
             response: StoredResponse(freshUntil: WallClock.now() + 3600), dataFileName: "f")
     }
 
+    /// The waiter is seen waiting (asleep between polls) before the upload,
+    /// and its next poll after it finds the entry.
     @Test func theSecondMachineWaitsForTheFirstOnesUploadAndTheLeaseGoes() async throws {
         let redis = try RedisProcess()
-        let (a, b) = (try machine(redis.url + "|lease=600000"), try machine(redis.url + "|lease=600000"))
+        let clock = TestClock()
+        let (a, b) = (try machine(redis.url + "|lease=600000"), try machine(redis.url + "|lease=600000", clock: clock))
         guard case .leased(let lease) = try await claim(a) else {
             Issue.record("the first machine did not get the lease")
             return
@@ -55,16 +58,20 @@ struct LeaseTests {
         }
         #expect(String(decoding: token, as: UTF8.self) == lease.token)
         let waiter = Task { try await claim(b) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await waitUntil { clock.sleeperCount == 1 }, "the second machine is not waiting")
         a.upload(entry(), bytes: Fixtures.tinyPNG, key: key, url: url)
         a.end(lease)
         await a.finish()
         #expect(try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(0), "released after the upload")
+        // Free to run on (a miss now fails below rather than hanging the test).
+        clock.advancesWhenSlept = true
+        clock.advance(by: 0.05)
         guard case .uploaded(let hit) = try await waiter.value else {
             Issue.record("the waiter did not get the uploaded entry")
             return
         }
         #expect(hit.bytes == Fixtures.tinyPNG)
+        #expect(clock.sleeps == [0.05], "one poll's pause, then the entry")
     }
 
     @Test func aDownloadThatStoresNothingReleasesTheLeaseAtOnce() async throws {
@@ -100,7 +107,7 @@ struct LeaseTests {
         // starved test, but not for ThreadSanitizer's pace (a CI-like run
         // waited 39 s there): the lease taken is the state checked there.
         #expect(waited > 1.0, "\(waited) s")
-        if ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] != "thread" {
+        if upperTimeBoundsHold {
             #expect(waited < 1.5 + RemoteCache.leaseMargin + 30, "\(waited) s")
         }
     }
@@ -132,23 +139,32 @@ struct LeaseTests {
         #expect(try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(0))
     }
 
-    /// The holder renews every third of the lease while its download runs.
-    @Test func aLeaseIsRenewedWhileTheDownloadRuns() async throws {
-        let store = FakeLeasingStore(alwaysTaken: false, leaseDuration: 0.3)
-        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent)
+    /// The holder renews every third of the lease while its download runs,
+    /// and not once it is released.
+    @Test func aLeaseIsRenewedEveryThirdOfItsDurationUntilReleased() async throws {
+        let clock = TestClock()
+        let store = FakeLeasingStore(alwaysTaken: false, leaseDuration: 30, clock: clock)
+        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent, clock: clock)
         guard case .leased(let lease) = try await claim(remote) else {
             Issue.record("no lease")
             return
         }
-        // Waits for the renewal rather than assuming when it comes: under
-        // ThreadSanitizer a starved pool ran no renewal within a second.
-        #expect(await waitUntil { store.renewals.load(ordering: .relaxed) >= 1 })
+        let renewals = { store.renewals.load(ordering: .relaxed) }
+        #expect(await waitUntil { clock.sleeperCount == 1 })
+        clock.advance(by: 9.9)
+        #expect(clock.sleeperCount == 1 && renewals() == 0, "renewed before a third of the lease")
+        for expected in 1...2 {
+            clock.advance(by: 0.1)
+            #expect(await waitUntil { renewals() == expected && clock.sleeperCount == 1 })
+            clock.advance(by: 9.9)
+        }
+        #expect(clock.sleeps == [10, 10, 10])
         remote.end(lease)
         await remote.finish()
-        let renewals = store.renewals.load(ordering: .relaxed)
         #expect(store.releases.load(ordering: .relaxed) == 1)
-        try await Task.sleep(nanoseconds: 400_000_000)
-        #expect(store.renewals.load(ordering: .relaxed) == renewals, "no renewal after the release")
+        #expect(await waitUntil { clock.sleeperCount == 0 }, "the renewal still sleeps after the release")
+        clock.advance(by: 60)
+        #expect(renewals() == 2, "no renewal after the release")
     }
 
     @Test func readOnlyAndFailedStoresTakeNoLeases() async throws {
@@ -172,75 +188,113 @@ struct LeaseTests {
     }
 
     /// A holder that keeps renewing its lease is waited for past the lease
-    /// time: its download is slow, not dead.
+    /// time: its download is slow, not dead. The entry is taken at the first
+    /// poll after it arrives.
     @Test func aWaiterWaitsAsLongAsTheHolderRenews() async throws {
         let object = RemoteObject.encode(entry(), bytes: Fixtures.tinyPNG)
+        let clock = TestClock(advancingWhenSlept: true)
         // Arrives after three lease times plus the margin.
         let store = FakeLeasingStore(
-            alwaysTaken: true, leaseDuration: 0.4, holderRenews: true, object: object, arrivingAfter: 2.5)
-        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent)
+            alwaysTaken: true, leaseDuration: 0.4, holderRenews: true, object: object, arrivingAfter: 2.5,
+            clock: clock)
+        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent, clock: clock)
+        let started = clock.monotonicNow()
         guard case .uploaded(let hit) = try await claim(remote) else {
             Issue.record("the waiter gave up while the holder renewed its lease")
             return
         }
         #expect(hit.bytes == Fixtures.tinyPNG)
+        let waited = clock.monotonicNow() - started
+        #expect(waited >= 2.5 && waited < 2.5 + RemoteCache.longestPoll, "\(waited) s")
     }
 
     /// A store that grants leases to someone else but never receives the
-    /// entry: the waiter stops at the lease's duration plus the margin.
+    /// entry: the waiter stops at the lease's duration plus the margin, to
+    /// the millisecond, polling with a backoff rather than a busy loop.
     @Test func aLeaseWhoseEntryNeverArrivesEndsTheWait() async throws {
-        let store = FakeLeasingStore(alwaysTaken: true, leaseDuration: 0.4)
-        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent)
-        let started = MonotonicClock.now()
+        let clock = TestClock(advancingWhenSlept: true)
+        let store = FakeLeasingStore(alwaysTaken: true, leaseDuration: 0.4, clock: clock)
+        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent, clock: clock)
+        let started = clock.monotonicNow()
         guard case .unclaimed = try await claim(remote) else {
             Issue.record("expected to give up and download")
             return
         }
-        let waited = MonotonicClock.now() - started
-        #expect(waited > 0.4 && waited < 0.4 + RemoteCache.leaseMargin + 30, "\(waited) s")
-        #expect(store.gets.load(ordering: .relaxed) >= 1, "polled")
-        #expect(store.gets.load(ordering: .relaxed) < 40, "backoff, not a busy loop")
+        let waited = clock.monotonicNow() - started
+        #expect(abs(waited - (0.4 + RemoteCache.leaseMargin)) < 0.001, "\(waited) s")
+        let pauses = clock.sleeps
+        #expect(pauses.first == 0.05 && zip(pauses, pauses.dropFirst().dropLast()).allSatisfy { $1 > $0 }, "\(pauses)")
+        #expect(store.gets.load(ordering: .relaxed) == pauses.count, "one poll after each pause")
+        #expect(pauses.count < 15, "backoff, not a busy loop: \(pauses)")
+    }
+
+    /// A holder that died: its lease is taken at the first try after it ran
+    /// out, not before, and not a poll later.
+    @Test func aDeadHoldersLeaseIsTakenAtTheFirstTryAfterItRunsOut() async throws {
+        let clock = TestClock(advancingWhenSlept: true)
+        let store = FakeLeasingStore(alwaysTaken: true, leaseDuration: 0.4, holderDied: true, clock: clock)
+        let remote = RemoteCache(storages: [store], statistics: Statistics(), events: .silent, clock: clock)
+        let runsOut = clock.monotonicNow() + 0.4
+        guard case .leased(let lease) = try await claim(remote) else {
+            Issue.record("the waiter did not take the run-out lease")
+            return
+        }
+        let tries = store.leaseTries
+        #expect(tries.count >= 2 && tries.last! >= runsOut && tries.dropLast().last! < runsOut, "\(tries)")
+        remote.end(lease)
+        await remote.finish()
     }
 }
 
 /// A leasing store that counts what it is asked. Its lease is free
-/// (`alwaysTaken` false) or always someone else's: a holder that died when
-/// the store was made, or (`holderRenews`) a live one that keeps renewing it.
-/// It has the object only from `objectArrives` on (monotonic time), if given.
+/// (`alwaysTaken` false) or someone else's: a holder that died when the
+/// store was made (its lease free once run out if `holderDied`, else held
+/// for ever), or (`holderRenews`) a live one that keeps renewing it. It has
+/// the object only from `objectArrives` on (on `clock`), if given.
 final class FakeLeasingStore: RemoteLeasing {
     let configured: RemoteStorageURL
     let alwaysTaken: Bool
     let holderRenews: Bool
+    let holderDied: Bool
+    let clock: any TimeSource
     let object: [UInt8]?
     let objectArrives: Double
     let gets = Atomic<Int>(0)
     let renewals = Atomic<Int>(0)
     let releases = Atomic<Int>(0)
+    private let tries = Mutex<[Double]>([])
     private let othersExpiry: Double
 
+    /// When each `acquireLease` came, on `clock`.
+    var leaseTries: [Double] { tries.withLock { $0 } }
+
     init(
-        alwaysTaken: Bool, leaseDuration: Double, holderRenews: Bool = false, object: [UInt8]? = nil,
-        arrivingAfter delay: Double = 0
+        alwaysTaken: Bool, leaseDuration: Double, holderRenews: Bool = false, holderDied: Bool = false,
+        object: [UInt8]? = nil, arrivingAfter delay: Double = 0, clock: any TimeSource
     ) {
         var configured = try! RemoteStorageURL(parsing: "redis://fake.invalid")
         configured.leaseDuration = leaseDuration
         self.configured = configured
         self.alwaysTaken = alwaysTaken
         self.holderRenews = holderRenews
+        self.holderDied = holderDied
+        self.clock = clock
         self.object = object
-        objectArrives = MonotonicClock.now() + delay
-        othersExpiry = MonotonicClock.now() + leaseDuration
+        objectArrives = clock.monotonicNow() + delay
+        othersExpiry = clock.monotonicNow() + leaseDuration
     }
 
     func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {
         gets.add(1, ordering: .relaxed)
-        return MonotonicClock.now() >= objectArrives ? object : nil
+        return clock.monotonicNow() >= objectArrives ? object : nil
     }
     func put(_ name: String, _ object: [UInt8]) async throws {}
     func delete(_ name: String) async throws -> Bool { false }
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
+        tries.withLock { $0.append(clock.monotonicNow()) }
         guard alwaysTaken else { return .acquired }
-        let remaining = holderRenews ? configured.leaseDuration : max(0, othersExpiry - MonotonicClock.now())
+        let remaining = holderRenews ? configured.leaseDuration : max(0, othersExpiry - clock.monotonicNow())
+        if holderDied && remaining == 0 { return .acquired }
         return .held(remaining: remaining)
     }
     func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
