@@ -80,10 +80,11 @@ import Testing
     }
 
     @Test func networkErrorsExitThree() throws {
-        let closedPort = try TestHTTPServer()
-        let url = closedPort.url("/x.png")
-        closedPort.stop()
-        Thread.sleep(forTimeInterval: 0.3)
+        // A bound socket that does not listen refuses connections, and holds
+        // its port so that no other test's server takes it meanwhile.
+        let (closed, port) = try LoopbackSocket.bound()
+        defer { close(closed) }
+        let url = "http://127.0.0.1:\(port)/x.png"
         let result = try fetch(url)
         #expect(result.status == 3)
         #expect(result.stderr.hasPrefix("imgcache: \(url): could not connect"))

@@ -148,8 +148,9 @@ import Testing
         #expect(
             measured.stderr.hasPrefix("imgcache: \(url): ") && measured.stderr.filter { $0 == "\n" }.count == 1,
             "\(measured.stderr)")
-        // Budget: the 2 s timeout plus start-up and teardown; a hang would be 30 s.
-        #expect(measured.seconds < 8, "took \(measured.seconds) s")
+        // Budget: the 2 s timeout plus start-up and teardown, and room for a
+        // loaded machine; a hang would be 30 s.
+        if upperTimeBoundsHold { #expect(measured.seconds < 12, "took \(measured.seconds) s") }
         #expect(measured.peakKiB < 150_000, "peak \(measured.peakKiB) KiB")
         #expect(try CLI.run(["stat", "-q", url], cacheDir: cache.path).status == 7)
         #expect(

@@ -277,12 +277,11 @@ import Testing
         // Interrupt once the fast image is stored and the slow ones are mid-transfer.
         let fastEntry = StoredRecord(CacheDirectory(root: cache.path), CacheKey(server.url("/fast.png")))
         let deadline = Date().addingTimeInterval(20)
-        while (server.requestCount(for: "/slow0.png") == 0 || !fastEntry.exists)
+        while ((0..<4).contains { server.requestCount(for: "/slow\($0).png") == 0 } || !fastEntry.exists)
             && Date() < deadline
         {
             usleep(20_000)
         }
-        usleep(100_000)
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)

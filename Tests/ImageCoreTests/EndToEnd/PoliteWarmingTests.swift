@@ -33,7 +33,8 @@ import Testing
         // three run at 100 KiB/s each, in 1.5 s.
         let (result, seconds) = try timedPrefetch(["-j", "3", "--limit-rate", "100K"], urls)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(seconds > 3.2 && seconds < 20, "took \(seconds) s")
+        #expect(seconds > 3.2, "took \(seconds) s")
+        if upperTimeBoundsHold { #expect(seconds < 20, "took \(seconds) s") }
     }
 
     @Test func rateSpacesTheRequestsToAHost() throws {
@@ -92,8 +93,9 @@ import Testing
         let going = other.requests.map(\.receivedAt)
         #expect(paused.count == 3 && going.count == 2)
         // Every request to the paused host after the first waited the two
-        // seconds; the other host's went on meanwhile.
+        // seconds; the other host's went on meanwhile (both came before the
+        // paused host's next: an order, which a loaded machine keeps).
         #expect(paused.dropFirst().allSatisfy { $0 - paused[0] > 1.8 }, "\(paused.map { $0 - paused[0] })")
-        #expect(going.allSatisfy { $0 - paused[0] < 1.5 }, "\(going.map { $0 - paused[0] })")
+        #expect(going.allSatisfy { $0 < paused[1] }, "\(going.map { $0 - paused[0] })")
     }
 }

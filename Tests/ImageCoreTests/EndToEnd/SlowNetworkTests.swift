@@ -30,7 +30,8 @@ import Testing
             "--retries", "0", "--timeout", "2", "-o", "/dev/null", server.url("/stall.png"))
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("no data for 2s"), "\(result.stderr)")
-        #expect(seconds > 1.5 && seconds < 12, "took \(seconds) s")
+        #expect(seconds > 1.5, "took \(seconds) s")
+        if upperTimeBoundsHold { #expect(seconds < 12, "took \(seconds) s") }
     }
 
     @Test func aSlowButSteadyBodyOutlastsTheStallTimeout() throws {
@@ -49,19 +50,18 @@ import Testing
     /// is checked there, not the time.
     @Test func connectTimeoutEndsAHangingConnect() throws {
         let listener = try UnansweredListener()
-        let timed = ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] != "thread"
         let url = listener.url("/a.png")
         let (result, seconds) = try timedFetch("--retries", "0", "--connect-timeout", "1", "-o", "/dev/null", url)
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("imgcache: \(url): "), "\(result.stderr)")
         #expect(result.stderr.contains("onnect") || result.stderr.contains("timed out"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-        if timed { #expect(seconds > 0.9 && seconds < 6, "took \(seconds) s") }
+        if upperTimeBoundsHold { #expect(seconds > 0.9 && seconds < 6, "took \(seconds) s") }
         // The configuration file's key of the same name.
         try Data("connect-timeout = 1\n".utf8).write(to: URL(fileURLWithPath: "\(cache.path)/imgcache.conf"))
         let (conf, confSeconds) = try timedFetch("--retries", "0", "-o", "/dev/null", listener.url("/b.png"))
         #expect(conf.status == 3, "\(conf.stderr)")
-        if timed { #expect(confSeconds > 0.9 && confSeconds < 6, "took \(confSeconds) s") }
+        if upperTimeBoundsHold { #expect(confSeconds > 0.9 && confSeconds < 6, "took \(confSeconds) s") }
     }
 
     @Test func maxTimeCapsTheWholeAttempt() throws {
@@ -70,7 +70,8 @@ import Testing
             "--retries", "0", "--max-time", "2", "-o", "/dev/null", server.url("/steady.png"))
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("timed out"), "\(result.stderr)")
-        #expect(seconds > 1.5 && seconds < 12, "took \(seconds) s")
+        #expect(seconds > 1.5, "took \(seconds) s")
+        if upperTimeBoundsHold { #expect(seconds < 12, "took \(seconds) s") }
     }
 
     @Test func maxTimeFromTheConfigurationFile() throws {
@@ -78,7 +79,7 @@ import Testing
         server.route("/steady.png", .trickle(Array(large.prefix(80_000)), bytesPerSecond: 20_000))
         let (result, seconds) = try timedFetch("--retries", "0", "-o", "/dev/null", server.url("/steady.png"))
         #expect(result.status == 3, "\(result.stderr)")
-        #expect(seconds < 12, "took \(seconds) s")
+        if upperTimeBoundsHold { #expect(seconds < 12, "took \(seconds) s") }
     }
 
     @Test func aStalledBodyResumesInTheSameRunWithAStrongETag() throws {

@@ -179,7 +179,10 @@ import Testing
         let loader = try downloader()
         let request = request("/stall", timeout: 10)
         let task = Task { try await loader.download(request) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancelled mid-transfer: once the server has the request and the body file is open.
+        #expect(await waitUntil { self.server.requestCount >= 1 })
+        #expect(
+            try await waitUntil { try !FileManager.default.contentsOfDirectory(atPath: self.directory.path).isEmpty })
         task.cancel()
         do {
             _ = try await task.value

@@ -124,7 +124,9 @@ struct FleetTests {
             if !leased { usleep(20_000) }
         }
         #expect(leased, "the first machine took no lease")
-        usleep(300_000)
+        // Killed mid-download: once the origin has its request.
+        for _ in 0..<500 where origin.requestCount(for: "/slow.png") == 0 { usleep(20_000) }
+        #expect(origin.requestCount(for: "/slow.png") == 1, "the first machine did not start its download")
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         let started = Date()
@@ -136,7 +138,7 @@ struct FleetTests {
         #expect(other.stderr.contains("another machine is downloading"), "\(other.stderr)")
         #expect(other.stderr.contains("took the download lease"), "\(other.stderr)")
         // At most the lease (2 s), the poll margin, and its own 4 s download, with room for a loaded machine.
-        #expect(elapsed < 2 + RemoteCache.leaseMargin + 4 + 6, "\(elapsed) s")
+        if upperTimeBoundsHold { #expect(elapsed < 2 + RemoteCache.leaseMargin + 4 + 6, "\(elapsed) s") }
         #expect(origin.requestCount(for: "/slow.png") == 2)
     }
 }

@@ -86,7 +86,7 @@ struct RemoteFaultTests {
         try Data(object).write(to: URL(fileURLWithPath: path))
         let result = try expectFallback(url, remote: dav.url, expected: png, originRequests: 2)
         #expect(result.stderr.contains("ignored the entry in remote storage"), "\(result.stderr)")
-        settle()
+        // The run waited for its upload's answer: nginx wrote the object before answering.
         let replaced = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(RemoteObject.decode(replaced)?.bytes == png)
     }
@@ -106,7 +106,7 @@ struct RemoteFaultTests {
         let cache = try TemporaryDirectory()
         let result = try fetch(origin.url("/a.png"), remote: dav.url + "|read-only", cache: cache)
         #expect(result.status == 0)
-        settle()
+        try dav.waitForLog()
         #expect(dav.count("GET") == 1)
         #expect(dav.count("PUT") == 0)
         #expect(try counters(cache)["remote_uploads"] ?? 0 == 0)
@@ -131,7 +131,7 @@ struct RemoteFaultTests {
         let requests = origin.requests.filter { $0.path == "/r.png" }
         #expect(requests.count == 2)
         #expect(requests.last?.header("If-None-Match") == "\"v1\"")
-        settle()
+        // The run waited for its upload's answer: nginx wrote the object before answering.
         let renewed = try #require(RemoteObject.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
         #expect((renewed.entry.expires ?? 0) > Date().timeIntervalSince1970 + 3000)
         let third = try CLI.run(

@@ -63,6 +63,3 @@ func counters(_ cache: TemporaryDirectory) throws -> [String: Int] {
     let record = try #require(records(stat).first)
     return (record["counters"] as? [String: Int]) ?? [:]
 }
-
-/// Lets nginx finish writing its access log for requests already answered.
-func settle() { usleep(200_000) }

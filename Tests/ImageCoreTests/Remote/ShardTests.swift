@@ -76,13 +76,13 @@ struct ShardTests {
         #expect(held[0] + held[1] == Self.count && held.allSatisfy { $0 > 20 }, "\(held)")
 
         two.stop()
-        settle()
+        try origin.nginx.waitForLog()
         let before = origin.nginx.count("GET")
         let b = try TemporaryDirectory()
         let second = try CLI.run(
             ["prefetch", "--json", "--remote-storage", remote], cacheDir: b.path, stdin: input, timeout: 120)
         #expect(second.status == 0, "\(second.stderr)")
-        settle()
+        try origin.nginx.waitForLog()
         #expect(origin.nginx.count("GET") - before == held[1], "only the dead shard's keys go to the origin")
         let results = records(second).map { $0["result"] as? String ?? "" }
         #expect(results.filter { $0 == "remote" }.count == held[0])

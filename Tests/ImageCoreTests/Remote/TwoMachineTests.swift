@@ -18,7 +18,7 @@ import Testing
             ["prefetch", "--json", "--remote-storage", remote], cacheDir: a.path, stdin: input, timeout: 120)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(records(first).filter { $0["result"] as? String == "downloaded" }.count == Self.count)
-        settle()
+        try origin.nginx.waitForLog()
         #expect(origin.nginx.count("GET") == Self.count)
         #expect(try counters(a)["remote_uploads"] == Self.count)
         #expect(try counters(a)["remote_misses"] == Self.count)
@@ -26,7 +26,7 @@ import Testing
         let second = try CLI.run(
             ["prefetch", "--json", "--remote-storage", remote], cacheDir: b.path, stdin: input, timeout: 120)
         #expect(second.status == 0, "\(second.stderr)")
-        settle()
+        try origin.nginx.waitForLog()
         #expect(origin.nginx.count("GET") == Self.count, "machine B reached the origin")
         let served = records(second)
         #expect(served.filter { $0["result"] as? String == "remote" }.count == Self.count)
@@ -47,6 +47,7 @@ import Testing
         let origin = try NginxOrigin(count: Self.count)
         let (dav, _) = try makeWebDAVRemote()
         _ = try shareThrough(dav.url, origin: origin)
+        try dav.waitForLog()
         // One PUT per entry; the lease probe's two (nginx takes no leases) aside.
         #expect(dav.log.filter { $0.contains(" PUT ") && !$0.hasSuffix("/lease-probe") }.count == Self.count)
         #expect(dav.log.filter { $0.hasPrefix("200 GET") }.count == Self.count)
@@ -86,7 +87,8 @@ import Testing
                         == origin.bytes(record["url"] as? String ?? ""))
             }
         }
-        settle()
+        try origin.nginx.waitForLog()
+        try proxy.waitForLog()
         #expect(origin.nginx.count("GET") == Self.count)
         #expect(proxy.count("GET") == 2 * Self.count)
     }

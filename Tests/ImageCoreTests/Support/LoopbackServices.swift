@@ -119,9 +119,33 @@ final class NginxProcess: @unchecked Sendable {
     /// Access-log lines so far (`STATUS METHOD URI`).
     var log: [String] { LoopbackServices.lines(of: "\(work.path)/access.log") }
 
-    /// Requests with this method so far.
+    /// Requests with this method so far (call `waitForLog()` first: a
+    /// client may see its answer before nginx writes the log line).
     func count(_ method: String) -> Int {
-        log.filter { $0.split(separator: " ").dropFirst().first == Substring(method) }.count
+        log.filter { $0.split(separator: " ").dropFirst().first == Substring(method) && !$0.contains(Self.mark) }
+            .count
+    }
+
+    private static let mark = "/imgcache-test-log-mark-"
+
+    /// Returns once nginx has logged every request it answered before the
+    /// call. nginx logs a request as it finishes it, and one worker finishes
+    /// them in the order it answers them: so once a marker request made now
+    /// is in the log, every earlier one is too. Waits for that state, not a guess.
+    func waitForLog() throws {
+        let marker = "\(Self.mark)\(UUID().uuidString)"
+        let (descriptor, _) = try LoopbackSocket.bound()
+        defer { close(descriptor) }
+        guard LoopbackSocket.connect(descriptor, port: port) else { throw POSIXError(.ECONNREFUSED) }
+        let request = Array("GET \(marker) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard write(descriptor, request, request.count) == request.count else { throw POSIXError(.EIO) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(descriptor, &buffer, buffer.count) > 0 {}
+        let deadline = Date().addingTimeInterval(30)
+        while !log.contains(where: { $0.contains(marker) }) {
+            guard Date() < deadline else { throw LoopbackServices.ServiceError("nginx logged no \(marker)") }
+            usleep(5_000)
+        }
     }
 
     /// Stops nginx at once (SIGKILL: a remote that disappears).
