@@ -158,7 +158,7 @@ import Testing
         let clock = TestClock()
         let network = fixture.network(failingFirst(1, retryAfter: 20, fixture), clock: clock)
         let load = Task { try await network.load(ImageRequest(url: url), key: CacheKey(url), stale: nil) }
-        #expect(await waitUntil { clock.sleeperCount == 1 })
+        #expect(await clock.waitUntil { clock.sleeperCount == 1 })
         network.cancelAll()
         clock.advancesWhenSlept = true
         clock.advance(by: 0.051)

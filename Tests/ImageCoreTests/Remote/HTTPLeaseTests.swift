@@ -171,7 +171,7 @@ struct HTTPLeaseTests {
             return
         }
         let waiter = Task { try await claim(b) }
-        #expect(await waitUntil { clock.sleeperCount == 1 }, "the second machine is not waiting")
+        #expect(await clock.waitUntil { clock.sleeperCount == 1 }, "the second machine is not waiting")
         let url = "http://origin.example/a.png"
         a.upload(LeaseTests.entry(url), bytes: Fixtures.tinyPNG, key: key, url: url)
         a.end(lease)

@@ -58,7 +58,7 @@ struct LeaseTests {
         }
         #expect(String(decoding: token, as: UTF8.self) == lease.token)
         let waiter = Task { try await claim(b) }
-        #expect(await waitUntil { clock.sleeperCount == 1 }, "the second machine is not waiting")
+        #expect(await clock.waitUntil { clock.sleeperCount == 1 }, "the second machine is not waiting")
         a.upload(entry(), bytes: Fixtures.tinyPNG, key: key, url: url)
         a.end(lease)
         await a.finish()
@@ -150,19 +150,19 @@ struct LeaseTests {
             return
         }
         let renewals = { store.renewals.load(ordering: .relaxed) }
-        #expect(await waitUntil { clock.sleeperCount == 1 })
+        #expect(await clock.waitUntil { clock.sleeperCount == 1 })
         clock.advance(by: 9.9)
         #expect(clock.sleeperCount == 1 && renewals() == 0, "renewed before a third of the lease")
         for expected in 1...2 {
             clock.advance(by: 0.1)
-            #expect(await waitUntil { renewals() == expected && clock.sleeperCount == 1 })
+            #expect(await clock.waitUntil { renewals() == expected && clock.sleeperCount == 1 })
             clock.advance(by: 9.9)
         }
         #expect(clock.sleeps == [10, 10, 10])
         remote.end(lease)
         await remote.finish()
         #expect(store.releases.load(ordering: .relaxed) == 1)
-        #expect(await waitUntil { clock.sleeperCount == 0 }, "the renewal still sleeps after the release")
+        #expect(await clock.waitUntil { clock.sleeperCount == 0 }, "the renewal still sleeps after the release")
         clock.advance(by: 60)
         #expect(renewals() == 2, "no renewal after the release")
     }

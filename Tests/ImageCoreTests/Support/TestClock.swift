@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 
 @testable import ImageCore
 
@@ -49,6 +50,14 @@ final class TestClock: TimeSource {
     var sleeps: [Double] { state.withLock { $0.sleeps } }
     /// Tasks suspended in `sleep` now.
     var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Waits until `condition` holds, typically a count of sleepers: the
+    /// state a test drives time from. Patient: in the full suite, tests that
+    /// block the cooperative pool's threads on child processes have kept a
+    /// task from running for over 30 s on a loaded machine.
+    func waitUntil(_ condition: () -> Bool) async -> Bool {
+        await TestSupport.waitUntil(seconds: 300, condition)
+    }
 
     func sleep(_ seconds: Double) async throws {
         let (id, advances) = state.withLock { state in
