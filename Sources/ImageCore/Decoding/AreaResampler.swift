@@ -4,29 +4,65 @@
 /// transparent pixels lend no colour to their neighbours; this matches
 /// ImageMagick's `-scale`-style box results and is what `-resize` approaches
 /// for large reductions. Separable: rows first, then columns.
-enum AreaResampler {
+///
+/// An output pixel depends only on the source pixels under it, so a frame
+/// of an animation that changed in one rectangle is resampled there alone
+/// (`resample(_:changed:into:)`), with the same arithmetic, hence the same
+/// bytes, as a resampling of the whole frame.
+struct AreaResampler {
+    let sourceWidth: Int
+    let sourceHeight: Int
+    let width: Int
+    let height: Int
+    private let columns: Spans
+    private let rows: Spans
+
+    /// A resampler from `sourceWidth` × `sourceHeight` to `width` × `height` (not larger).
+    init(from sourceWidth: Int, _ sourceHeight: Int, to width: Int, _ height: Int) {
+        (self.sourceWidth, self.sourceHeight, self.width, self.height) = (sourceWidth, sourceHeight, width, height)
+        columns = Spans(from: sourceWidth, to: width)
+        rows = Spans(from: sourceHeight, to: height)
+    }
+
     /// `pixels` (width × height RGBA) resampled to `newWidth` × `newHeight` (not larger).
     static func resample(_ pixels: [UInt8], width: Int, height: Int, to newWidth: Int, _ newHeight: Int) -> [UInt8] {
         if newWidth == width && newHeight == height { return pixels }
-        let columns = weights(from: width, to: newWidth)
-        let rows = weights(from: height, to: newHeight)
-        // Premultiplied floats, rows resampled horizontally.
-        var horizontal = [Float](repeating: 0, count: newWidth * height * 4)
-        pixels.withUnsafeBufferPointer { source in
-            horizontal.withUnsafeMutableBufferPointer { target in
-                for y in 0..<height {
-                    let row = y * width * 4
-                    for (x, span) in columns.enumerated() {
+        let resampler = AreaResampler(from: width, height, to: newWidth, newHeight)
+        var result = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
+        pixels.withUnsafeBytes {
+            _ = resampler.resample($0, changed: PixelRect(width: width, height: height), into: &result)
+        }
+        return result
+    }
+
+    /// Recomputes, in `output` (`width` × `height` RGBA), every output pixel
+    /// whose source area meets `changed` (a rectangle of `source`, the
+    /// `sourceWidth` × `sourceHeight` RGBA frame), and returns the output
+    /// rectangle it rewrote.
+    func resample(_ source: UnsafeRawBufferPointer, changed: PixelRect, into output: inout [UInt8]) -> PixelRect {
+        let outX = columns.outputs(meeting: changed.x), outY = rows.outputs(meeting: changed.y)
+        guard !outX.isEmpty, !outY.isEmpty else { return .empty }
+        let firstRow = rows.start[outY.lowerBound]
+        let lastRow = rows.start[outY.upperBound - 1] + rows.count[outY.upperBound - 1]
+        let span = outX.count
+        // Premultiplied floats, the rows under outY resampled horizontally over outX.
+        var horizontal = [Float](repeating: 0, count: span * (lastRow - firstRow) * 4)
+        let sourceWidth = self.sourceWidth, width = self.width
+        horizontal.withUnsafeMutableBufferPointer { target in
+            columns.withBuffers { start, count, offset, weights in
+                for y in firstRow..<lastRow {
+                    let row = y * sourceWidth * 4
+                    for x in outX {
                         var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        for (offset, weight) in span.weights.enumerated() {
-                            let index = row + (span.start + offset) * 4
-                            let alpha = Float(source[index + 3]) * weight
+                        for k in 0..<count[x] {
+                            let index = row + (start[x] + k) * 4
+                            let alpha = Float(source[index + 3]) * weights[offset[x] + k]
                             r += Float(source[index]) * alpha
                             g += Float(source[index + 1]) * alpha
                             b += Float(source[index + 2]) * alpha
                             a += alpha
                         }
-                        let out = (y * newWidth + x) * 4
+                        let out = ((y - firstRow) * span + x - outX.lowerBound) * 4
                         target[out] = r
                         target[out + 1] = g
                         target[out + 2] = b
@@ -35,32 +71,36 @@ enum AreaResampler {
                 }
             }
         }
-        var result = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
         horizontal.withUnsafeBufferPointer { source in
-            result.withUnsafeMutableBufferPointer { target in
-                for (y, span) in rows.enumerated() {
-                    for x in 0..<newWidth {
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        for (offset, weight) in span.weights.enumerated() {
-                            let index = ((span.start + offset) * newWidth + x) * 4
-                            r += source[index] * weight
-                            g += source[index + 1] * weight
-                            b += source[index + 2] * weight
-                            a += source[index + 3] * weight
+            output.withUnsafeMutableBufferPointer { target in
+                rows.withBuffers { start, count, offset, weights in
+                    for y in outY {
+                        for x in outX {
+                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                            for k in 0..<count[y] {
+                                let index = ((start[y] + k - firstRow) * span + x - outX.lowerBound) * 4
+                                let weight = weights[offset[y] + k]
+                                r += source[index] * weight
+                                g += source[index + 1] * weight
+                                b += source[index + 2] * weight
+                                a += source[index + 3] * weight
+                            }
+                            let out = (y * width + x) * 4
+                            // Un-premultiply; `a` is the mean alpha (0...255).
+                            if a > 0 {
+                                target[out] = Self.clamp(r / a)
+                                target[out + 1] = Self.clamp(g / a)
+                                target[out + 2] = Self.clamp(b / a)
+                            } else {
+                                (target[out], target[out + 1], target[out + 2]) = (0, 0, 0)
+                            }
+                            target[out + 3] = Self.clamp(a)
                         }
-                        let out = (y * newWidth + x) * 4
-                        // Un-premultiply; `a` is the mean alpha (0...255).
-                        if a > 0 {
-                            target[out] = clamp(r / a)
-                            target[out + 1] = clamp(g / a)
-                            target[out + 2] = clamp(b / a)
-                        }
-                        target[out + 3] = clamp(a)
                     }
                 }
             }
         }
-        return result
+        return PixelRect(x: outX, y: outY)
     }
 
     /// For each output index, the first source index it covers and the
@@ -81,5 +121,48 @@ enum AreaResampler {
 
     private static func clamp(_ value: Float) -> UInt8 {
         UInt8(max(0, min(255, value.rounded())))
+    }
+
+    /// `weights(from:to:)` laid flat, for the inner loops.
+    private struct Spans {
+        var start: [Int] = []
+        var count: [Int] = []
+        var offset: [Int] = []
+        var weights: [Float] = []
+
+        init(from size: Int, to newSize: Int) {
+            for (first, span) in AreaResampler.weights(from: size, to: newSize) {
+                start.append(first)
+                count.append(span.count)
+                offset.append(weights.count)
+                weights += span
+            }
+        }
+
+        /// The outputs whose source span meets `range`.
+        func outputs(meeting range: Range<Int>) -> Range<Int> {
+            guard !range.isEmpty else { return 0..<0 }
+            guard let first = start.indices.first(where: { start[$0] + count[$0] > range.lowerBound }) else {
+                return 0..<0
+            }
+            var end = first
+            while end < start.count && start[end] < range.upperBound { end += 1 }
+            return first..<end
+        }
+
+        func withBuffers<Result>(
+            _ body: (
+                UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>,
+                UnsafeBufferPointer<Float>
+            ) -> Result
+        ) -> Result {
+            start.withUnsafeBufferPointer { start in
+                count.withUnsafeBufferPointer { count in
+                    offset.withUnsafeBufferPointer { offset in
+                        weights.withUnsafeBufferPointer { body(start, count, offset, $0) }
+                    }
+                }
+            }
+        }
     }
 }

@@ -13,9 +13,23 @@ public protocol FrameSink {
     /// valid only during the call, and how long it is shown.
     mutating func write(frame: UnsafeRawBufferPointer, durationMilliseconds: Int) throws
 
+    /// The next frame, drawn from an indexed `palette` (a GIF's colour
+    /// table), which an indexed encoder can reuse. Sinks that have no use for
+    /// it need not implement this: it calls `write(frame:durationMilliseconds:)`.
+    mutating func write(frame: UnsafeRawBufferPointer, palette: FramePalette, durationMilliseconds: Int) throws
+
     /// Called once after the last frame: how many times the animation plays
     /// (0 = forever), or nil for a still image.
     mutating func finish(loopCount: Int?) throws
+}
+
+extension FrameSink {
+    /// Forgets the palette: `write(frame:durationMilliseconds:)`.
+    public mutating func write(
+        frame: UnsafeRawBufferPointer, palette: FramePalette, durationMilliseconds: Int
+    ) throws {
+        try write(frame: frame, durationMilliseconds: durationMilliseconds)
+    }
 }
 
 /// Keeps every frame: what `ImageDecoding.decode(_:frame:scale:)` returns.
@@ -30,10 +44,12 @@ struct FrameCollector: FrameSink {
     }
 
     mutating func write(frame: UnsafeRawBufferPointer, durationMilliseconds: Int) {
+        frames.append(DecodedImage.Frame(pixels: Array(frame), durationMilliseconds: durationMilliseconds))
+    }
+
+    mutating func write(frame: UnsafeRawBufferPointer, palette: FramePalette, durationMilliseconds: Int) {
         frames.append(
-            DecodedImage.Frame(
-                pixels: Array(frame.bindMemory(to: UInt8.self)),
-                durationMilliseconds: durationMilliseconds))
+            DecodedImage.Frame(pixels: Array(frame), durationMilliseconds: durationMilliseconds, palette: palette))
     }
 
     mutating func finish(loopCount: Int?) {

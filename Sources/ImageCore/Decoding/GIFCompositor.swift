@@ -32,7 +32,7 @@ struct GIFCompositor {
     /// after the composited canvas has been used.
     mutating func draw(
         _ indices: [UInt8], left: Int, top: Int, width frameWidth: Int, height frameHeight: Int,
-        palette: [(UInt8, UInt8, UInt8)], control: Control
+        palette: [UInt32], control: Control
     ) {
         previous = control.disposal == 3 ? canvas : nil
         // A frame may lie partly or wholly outside the canvas (its ranges are
@@ -40,19 +40,24 @@ struct GIFCompositor {
         let xStart = min(width, max(0, left)), yStart = min(height, max(0, top))
         let xRange = xStart..<max(xStart, min(width, left + frameWidth))
         let yRange = yStart..<max(yStart, min(height, top + frameHeight))
-        canvas.withUnsafeMutableBufferPointer { canvas in
-            for y in yRange {
-                let row = (y - top) * frameWidth
-                for x in xRange {
-                    let index = Int(indices[row + x - left])
-                    guard index != control.transparentIndex else { continue }
-                    // An index past the palette's end shows as black, as in browsers.
-                    let color = index < palette.count ? palette[index] : (0, 0, 0)
-                    let offset = (y * width + x) * 4
-                    canvas[offset] = color.0
-                    canvas[offset + 1] = color.1
-                    canvas[offset + 2] = color.2
-                    canvas[offset + 3] = 255
+        // Each of the 256 indices as the four bytes it writes; an index past
+        // the palette's end shows as opaque black, as in browsers.
+        var pixels = [UInt32](repeating: UInt32(255).bigEndian, count: 256)
+        for (index, colour) in palette.prefix(256).enumerated() {
+            pixels[index] = (colour << 8 | 255).bigEndian
+        }
+        let transparent = control.transparentIndex
+        canvas.withUnsafeMutableBytes { canvas in
+            indices.withUnsafeBufferPointer { indices in
+                pixels.withUnsafeBufferPointer { pixels in
+                    for y in yRange {
+                        let row = (y - top) * frameWidth - left, target = y * width * 4
+                        for x in xRange {
+                            let index = Int(indices[row + x])
+                            guard index != transparent else { continue }
+                            canvas.storeBytes(of: pixels[index], toByteOffset: target + x * 4, as: UInt32.self)
+                        }
+                    }
                 }
             }
         }
@@ -70,13 +75,11 @@ struct GIFCompositor {
         guard let (disposal, xRange, yRange) = pending else { return }
         pending = nil
         if disposal == 2 {
-            for y in yRange {
-                for x in xRange {
-                    let offset = (y * width + x) * 4
-                    canvas[offset] = 0
-                    canvas[offset + 1] = 0
-                    canvas[offset + 2] = 0
-                    canvas[offset + 3] = 0
+            canvas.withUnsafeMutableBytes { canvas in
+                for y in yRange {
+                    let start = (y * width + xRange.lowerBound) * 4
+                    UnsafeMutableRawBufferPointer(rebasing: canvas[start..<start + xRange.count * 4])
+                        .initializeMemory(as: UInt8.self, repeating: 0)
                 }
             }
         } else if let previous {

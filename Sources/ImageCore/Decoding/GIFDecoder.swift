@@ -74,6 +74,7 @@ final class GIFFile {
         var frames = 0
         var loopCount: Int?
         var control = GIFCompositor.Control()
+        let global = Self.palette(gif.pointee.SColorMap, isLocal: false)
         while true {
             var record = UNDEFINED_RECORD_TYPE
             try check(DGifGetRecordType(gif, &record))
@@ -87,12 +88,12 @@ final class GIFFile {
                 if let compositor {
                     let indices = try readIndices(
                         width: Int(desc.Width), height: Int(desc.Height), interlaced: desc.Interlace)
-                    let palette = Self.palette(desc.ColorMap ?? gif.pointee.SColorMap)
+                    let palette = desc.ColorMap.map { Self.palette($0, isLocal: true) } ?? global
                     compositor.pointee.draw(
                         indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
-                        height: Int(desc.Height), palette: palette, control: control)
+                        height: Int(desc.Height), palette: palette.colours, control: control)
                     try compositor.pointee.withCanvas {
-                        try sink.write(frame: $0, durationMilliseconds: control.delay * 10)
+                        try sink.write(frame: $0, palette: palette, durationMilliseconds: control.delay * 10)
                     }
                     compositor.pointee.dispose()
                 } else {
@@ -171,9 +172,12 @@ final class GIFFile {
         }
     }
 
-    private static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?) -> [(UInt8, UInt8, UInt8)] {
-        guard let map, let colors = map.pointee.Colors else { return [] }
-        return (0..<Int(max(0, map.pointee.ColorCount))).map { (colors[$0].Red, colors[$0].Green, colors[$0].Blue) }
+    private static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, isLocal: Bool) -> FramePalette {
+        guard let map, let colors = map.pointee.Colors else { return FramePalette(colours: [], isLocal: isLocal) }
+        let colours = (0..<Int(max(0, map.pointee.ColorCount))).map {
+            UInt32(colors[$0].Red) << 16 | UInt32(colors[$0].Green) << 8 | UInt32(colors[$0].Blue)
+        }
+        return FramePalette(colours: colours, isLocal: isLocal)
     }
 
     private func check(_ status: Int32) throws {

@@ -74,6 +74,11 @@ public struct ImageDecoder: ImageDecoding {
             scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
         }
         let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
+        if let info, let target, frame == nil, orientation == 1, info.frameCount > 1 || format == .gif,
+            let image = try decodeScaledFrames(bytes, format: format, to: target)
+        {
+            return image
+        }
         let image = EXIFOrientation.apply(
             orientation,
             to: try decodeFrames(bytes, format: format, frame: frame, target: stored, cmykProfile: cmykProfile))
@@ -99,6 +104,26 @@ public struct ImageDecoder: ImageDecoding {
             return frame
         }
         return scaled
+    }
+
+    /// Every frame of an animation (or a GIF), scaled to `size` as it is
+    /// decoded (`ScaledFrames`): one full-size canvas in memory, not every
+    /// frame, and only what changed from frame to frame resampled. Nil for
+    /// an image that is no animation after all (a PNG without acTL, a still WebP).
+    private func decodeScaledFrames(
+        _ bytes: [UInt8], format: ImageFormat, to size: (width: Int, height: Int)
+    ) throws -> DecodedImage? {
+        var sink = ScaledFrames(FrameCollector(), width: size.width, height: size.height)
+        switch format {
+        case .gif: try GIFDecoder(limits: limits).decode(bytes, into: &sink)
+        case .png:
+            guard let animation = try APNGStructure.read(bytes) else { return nil }
+            try APNGDecoder(limits: limits).decode(animation, into: &sink)
+        case .webp: guard try WebPDecoder(limits: limits).decodeAnimation(bytes, into: &sink) else { return nil }
+        case .avif: try AVIFDecoder(limits: limits).decode(bytes, into: &sink)
+        default: return nil
+        }
+        return sink.next.image(format)
     }
 
     private func decodeFrames(

@@ -8,11 +8,14 @@ public struct DecodedImage: Sendable {
         public var pixels: [UInt8]
         /// How long the frame is shown, in milliseconds (0 for still images).
         public var durationMilliseconds: Int
+        /// The colour table the frame was drawn from, for a GIF; nil otherwise.
+        public var palette: FramePalette?
 
         /// Creates a frame.
-        public init(pixels: [UInt8], durationMilliseconds: Int = 0) {
+        public init(pixels: [UInt8], durationMilliseconds: Int = 0, palette: FramePalette? = nil) {
             self.pixels = pixels
             self.durationMilliseconds = durationMilliseconds
+            self.palette = palette
         }
     }
 
