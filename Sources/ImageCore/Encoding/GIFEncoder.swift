@@ -1,24 +1,21 @@
 internal import CGIF
 
-/// GIF through giflib's streaming encoder, frame by frame: each frame is
-/// the whole canvas with a palette of its own (`ColorQuantizer`), pixels
-/// with alpha below 128 transparent, disposal 2 so a transparent pixel never
-/// shows the frame before. Durations are rounded to GIF's hundredths of a
-/// second. All giflib encoding calls live here.
+/// GIF through giflib's streaming encoder. `GIFFramePlanner` decides each
+/// frame (its rectangle, the pixels left as they were, its disposal) and
+/// `GIFColourTables` the tables; this writes them. Durations are rounded
+/// to GIF's hundredths of a second. All giflib encoding calls live here.
 final class GIFEncoder {
     /// Collects what giflib writes; reached through `GifFileType.UserData`.
     private final class Output { var bytes: [UInt8] = [] }
 
     private let output = Output()
     private var gif: UnsafeMutablePointer<GifFileType>?
-    private let width: Int
-    private let height: Int
 
-    /// Starts a GIF89a: screen descriptor, and the NETSCAPE2.0 loop count
-    /// unless the animation plays once (`loopCount` 1), as the decoder reads
-    /// it back. The corresponding C functions are `EGifOpen`,
-    /// `EGifPutScreenDesc` and `EGifPutExtension*`.
-    init(width: Int, height: Int, loopCount: Int) throws {
+    /// Starts a GIF89a: screen descriptor with the global table, and the
+    /// NETSCAPE2.0 loop count unless the animation plays once (`loopCount`
+    /// 1), as the decoder reads it back. The corresponding C functions are
+    /// `EGifOpen`, `EGifPutScreenDesc` and `EGifPutExtension*`.
+    private init(width: Int, height: Int, global: GIFColourTables.Table, loopCount: Int) throws {
         var error: Int32 = 0
         guard
             let gif = EGifOpen(
@@ -31,10 +28,10 @@ final class GIFEncoder {
                 }, &error)
         else { throw Self.failure(error) }
         self.gif = gif
-        self.width = width
-        self.height = height
         EGifSetGifVersion(gif, true)
-        guard EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, nil) == GIF_OK else {
+        let map = try Self.colourMap(global)
+        defer { GifFreeMapObject(map) }
+        guard EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, map) == GIF_OK else {
             throw Self.failure(gif.pointee.Error)
         }
         if loopCount != 1 {
@@ -52,33 +49,30 @@ final class GIFEncoder {
         if gif != nil { EGifCloseFile(gif, nil) }
     }
 
-    /// Adds one frame of RGBA pixels. The corresponding C functions are
+    /// Writes one planned frame. The corresponding C functions are
     /// `EGifGCBToExtension`, `EGifPutExtension`, `EGifPutImageDesc` and `EGifPutLine`.
-    func add(_ pixels: [UInt8], durationMilliseconds: Int) throws {
+    private func add(_ frame: GIFFramePlanner.Frame, tables: GIFColourTables) throws {
         guard let gif else { throw ImageCoreError(.failure, "GIF encoder already finished") }
-        var palette = ColorQuantizer.quantize(pixels)
+        let table = tables.table(for: frame)
         var control = GraphicsControlBlock(
-            DisposalMode: DISPOSE_BACKGROUND, UserInputFlag: false,
-            DelayTime: Int32(clamping: (durationMilliseconds + 5) / 10),
-            TransparentColor: Int32(palette.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
+            DisposalMode: frame.clearsAfterwards ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT, UserInputFlag: false,
+            DelayTime: Int32(clamping: (frame.durationMilliseconds + 5) / 10),
+            TransparentColor: Int32(table.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
         var extensionBytes = [UInt8](repeating: 0, count: 4)
         let length = EGifGCBToExtension(&control, &extensionBytes)
-        // A colour map's size must be a power of two, at least 2.
-        let used = palette.colors.count + (palette.transparentIndex == nil ? 0 : 1)
-        var size = 2
-        while size < used { size *= 2 }
-        var entries = palette.colors.map { GifColorType(Red: $0.red, Green: $0.green, Blue: $0.blue) }
-        entries += repeatElement(GifColorType(Red: 0, Green: 0, Blue: 0), count: size - entries.count)
-        guard let map = GifMakeMapObject(Int32(size), &entries) else { throw ImageCoreError(.failure, "out of memory") }
-        defer { GifFreeMapObject(map) }
+        let local = tables.locals[frame.palette] != nil ? try Self.colourMap(table) : nil
+        defer { if let local { GifFreeMapObject(local) } }
+        var indices = tables.indices(of: frame)
         guard EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), &extensionBytes) == GIF_OK,
-            EGifPutImageDesc(gif, 0, 0, Int32(width), Int32(height), false, map) == GIF_OK,
-            EGifPutLine(gif, &palette.indices, Int32(width * height)) == GIF_OK
+            EGifPutImageDesc(
+                gif, Int32(frame.rect.x.lowerBound), Int32(frame.rect.y.lowerBound), Int32(frame.rect.width),
+                Int32(frame.rect.height), false, local) == GIF_OK,
+            EGifPutLine(gif, &indices, Int32(indices.count)) == GIF_OK
         else { throw Self.failure(gif.pointee.Error) }
     }
 
     /// The finished file. The corresponding C function is `EGifCloseFile`.
-    func finish() throws -> [UInt8] {
+    private func finish() throws -> [UInt8] {
         var error: Int32 = 0
         let status = EGifCloseFile(gif, &error)
         gif = nil
@@ -88,9 +82,32 @@ final class GIFEncoder {
 
     /// Every frame of `image`, its durations and loop count.
     static func encode(_ image: DecodedImage) throws -> [UInt8] {
-        let encoder = try GIFEncoder(width: image.width, height: image.height, loopCount: image.loopCount ?? 1)
-        for frame in image.frames { try encoder.add(frame.pixels, durationMilliseconds: frame.durationMilliseconds) }
+        var plan = GIFFramePlanner(width: image.width, height: image.height)
+        for frame in image.frames {
+            plan.add(frame.pixels, palette: frame.palette, durationMilliseconds: frame.durationMilliseconds)
+        }
+        let tables = GIFColourTables(plan)
+        let encoder = try GIFEncoder(
+            width: image.width, height: image.height, global: tables.global, loopCount: image.loopCount ?? 1)
+        for frame in plan.frames { try encoder.add(frame, tables: tables) }
         return try encoder.finish()
+    }
+
+    /// A table as giflib's colour map (nil for an empty one), its size a
+    /// power of two, at least 2. The corresponding C function is `GifMakeMapObject`.
+    private static func colourMap(_ table: GIFColourTables.Table) throws -> UnsafeMutablePointer<ColorMapObject>? {
+        let used = table.colours.count + (table.transparentIndex == nil ? 0 : 1)
+        guard used > 0 else { return nil }
+        var size = 2
+        while size < used { size *= 2 }
+        var entries = table.colours.map {
+            GifColorType(
+                Red: UInt8(truncatingIfNeeded: $0 >> 16), Green: UInt8(truncatingIfNeeded: $0 >> 8),
+                Blue: UInt8(truncatingIfNeeded: $0))
+        }
+        entries += repeatElement(GifColorType(Red: 0, Green: 0, Blue: 0), count: size - entries.count)
+        guard let map = GifMakeMapObject(Int32(size), &entries) else { throw ImageCoreError(.failure, "out of memory") }
+        return map
     }
 
     private static func failure(_ code: Int32) -> ImageCoreError {
