@@ -47,21 +47,28 @@ struct GIFCompositor {
             pixels[index] = (colour << 8 | 255).bigEndian
         }
         let transparent = control.transparentIndex
+        pending = (control.disposal, xRange, yRange)
+        guard !xRange.isEmpty, !yRange.isEmpty else { return }
         canvas.withUnsafeMutableBytes { canvas in
             indices.withUnsafeBufferPointer { indices in
                 pixels.withUnsafeBufferPointer { pixels in
                     for y in yRange {
-                        let row = (y - top) * frameWidth - left, target = y * width * 4
-                        for x in xRange {
-                            let index = Int(indices[row + x])
-                            guard index != transparent else { continue }
-                            canvas.storeBytes(of: pixels[index], toByteOffset: target + x * 4, as: UInt32.self)
+                        let source = indices.baseAddress! + (y - top) * frameWidth + xRange.lowerBound - left
+                        let target = canvas.baseAddress! + (y * width + xRange.lowerBound) * 4
+                        // Without a transparent index every pixel is drawn: no test per pixel.
+                        if transparent < 0 {
+                            for x in 0..<xRange.count {
+                                target.storeBytes(of: pixels[Int(source[x])], toByteOffset: x * 4, as: UInt32.self)
+                            }
+                        } else {
+                            for x in 0..<xRange.count where Int(source[x]) != transparent {
+                                target.storeBytes(of: pixels[Int(source[x])], toByteOffset: x * 4, as: UInt32.self)
+                            }
                         }
                     }
                 }
             }
         }
-        pending = (control.disposal, xRange, yRange)
     }
 
     /// The composited canvas, valid only during `body`.
