@@ -372,16 +372,14 @@ if command -v avifenc >/dev/null && command -v avifdec >/dev/null; then
 		"$IMGCACHE fetch --cache-dir $WORK/c5 --offline --decode ppm $u/big.avif" \
 		"avifdec -d 8 --png-compress 0 $BIG/big.avif $WORK/out-avif.png"
 fi
-# Animated thumbnail: every frame scaled and written back as a GIF. --no-store,
-# so each run computes it (a kept variant would be served without decoding).
-ANIM=$BIG/anim.gif
-[ -f "$CORPUS/gif_anim_loop2_varied-delays_sixel-seq2gif.gif" ] && cp "$CORPUS/gif_anim_loop2_varied-delays_sixel-seq2gif.gif" "$BIG/anim-big.gif" && ANIM=$BIG/anim-big.gif
-"$IMGCACHE" fetch -q --cache-dir "$WORK/c5" -o /dev/null "$u/${ANIM##*/}"
-anim_thumbs=("$IMGCACHE fetch --cache-dir $WORK/c5 --offline --no-store --thumbnail 64x64 -o $WORK/thumb-anim.gif $u/${ANIM##*/}")
-command -v convert >/dev/null && anim_thumbs+=("convert $ANIM -coalesce -resize 64x64 $WORK/thumb-anim-im.gif")
-command -v gifsicle >/dev/null && anim_thumbs+=("gifsicle --resize-fit 64x64 $ANIM -o $WORK/thumb-anim-gs.gif")
-HF_RUNS=20 hf_rows "11 animated GIF thumbnail → 64 px ($(gifsicle --info "$ANIM" 2>/dev/null | sed -n 's/.* \([0-9]*\) images.*/\1/p' | head -1) frames)" "${anim_thumbs[@]}"
 # ---- end of issue 17's rows. ---------------------------------------------------
+
+# ---- 16. (issue 34) Animated thumbnails: bytes and time against gifsicle and ImageMagick, per corpus
+# animation (scripts/bench-anim.sh, which also runs alone: `bash scripts/bench-anim.sh .build/release/imgcache`).
+say "16. animated thumbnails"
+bash "$HERE/scripts/bench-anim.sh" "$IMGCACHE" > "$WORK/anim.out"
+grep '^| 16' "$WORK/anim.out" >> "$ROWS" || true
+ANIM_GOALS=$(grep '^GOAL|' "$WORK/anim.out" || true)
 
 # ---- 14–15. (issue 25) Slow origins (nginx limit_rate) and polite warming: scripts/bench-slow.sh,
 # which also runs alone (`bash scripts/bench-slow.sh .build/release/imgcache`).
@@ -426,6 +424,9 @@ goal "warm Redis remote vs origin, prefetch of 1000 (issue 28)" "$(ratio "$REMOT
 while IFS='|' read -r _ name value limit note; do
 	[ -n "$name" ] && goal "$name (issue 28)" "$value" "$limit" "$note"
 done <<< "$FLEET_GOALS"
+while IFS='|' read -r _ name value limit note; do
+	[ -n "$name" ] && goal "$name (issue 34)" "$value" "$limit" "$note"
+done <<< "$ANIM_GOALS"
 goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEGIN { printf "%.1f", k / 1024 }')" 24 "absolute, not a ratio"
 
 {
