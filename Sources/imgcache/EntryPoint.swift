@@ -28,13 +28,11 @@ extension IMGCacheCommand {
         if arguments.count == 2, arguments[0] == "--generate-completion-script",
             let script = CompletionScripts.script(for: arguments[1])
         {
-            StandardStreams.print(script)
-            Glibc.exit(0)
+            printAndExit(script)
         }
         if arguments == ["help"] || arguments == ["--help"] || arguments == ["-h"] {
             // The short usage first: the full help starts with pages of prose.
-            StandardStreams.print(UsageError.shortUsage + "\n\n" + helpMessage(columns: nil))
-            Glibc.exit(0)
+            printAndExit(UsageError.shortUsage + "\n\n" + helpMessage(columns: nil))
         }
         if arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-"),
             !subcommandNames.contains(arguments[1])
@@ -59,9 +57,23 @@ extension IMGCacheCommand {
             OutputFailure.exitIfStdoutFailed(status: error.rawValue)
             exit(withError: error)
         } catch {
+            // --version, --help and `help SUBCOMMAND` end the parse with
+            // success: printed here, so a failed write is exit 23 as for any output.
+            if exitCode(for: error) == .success { printAndExit(fullMessage(for: error)) }
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             UsageError.exit(subcommand: subcommand(in: arguments), message: message(for: error))
         }
+    }
+}
+
+extension IMGCacheCommand {
+    /// Prints `text` (help, a version, a completion script) on stdout and
+    /// exits 0, or 23 if stdout could not take it (`make install` writes
+    /// completions through a redirect: a full disk must not pass unnoticed).
+    static func printAndExit(_ text: String) -> Never {
+        StandardStreams.print(text)
+        OutputFailure.exitIfStdoutFailed(status: 0)
+        Glibc.exit(0)
     }
 }
 

@@ -15,6 +15,25 @@ import Testing
         }
     }
 
+    /// Issue 35, class 5: a subcommand's help lists no option it refuses
+    /// whatever else is given (the refusal itself stays, one line, exit 64).
+    @Test func helpListsNoOptionItsSubcommandRefuses() throws {
+        let scratch = try TemporaryDirectory()
+        for subcommand in ["stat", "clean", "purge"] {
+            let help = try CLI.run([subcommand, "--help"], cacheDir: scratch.path)
+            #expect(help.status == 0)
+            #expect(!help.stdoutText.contains("--progress"), "\(subcommand)")
+            #expect(help.stdoutText.contains("--json"), "\(subcommand): the other global options stay")
+            let refused = try CLI.run(
+                [subcommand, "--progress"] + (subcommand == "purge" ? ["--all"] : []), cacheDir: scratch.path)
+            #expect(refused.status == 64, "\(subcommand)")
+            #expect(refused.stderr.contains("--progress has no effect"), "\(subcommand): \(refused.stderr)")
+        }
+        let prefetch = try CLI.run(["prefetch", "--help"], cacheDir: scratch.path)
+        #expect(!prefetch.stdoutText.contains("--no-store") && prefetch.stdoutText.contains("--progress"))
+        #expect(try CLI.run(["fetch", "--help"], cacheDir: scratch.path).stdoutText.contains("--no-store"))
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "needs groff"))
     func theManPageHeaderNamesNoBSD() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

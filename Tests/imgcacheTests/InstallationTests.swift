@@ -53,6 +53,22 @@ import Testing
         #expect(try bashCompletions(["fetch", "--progr"]) == ["--progress"])
     }
 
+    /// Issue 35, class 5: file and directory names where an option or the
+    /// list argument takes one, before the subcommand as after it.
+    @Test func bashCompletesPathsWhereTheyAreExpected() throws {
+        let scratch = try TemporaryDirectory()
+        let base = scratch.path
+        try FileManager.default.createDirectory(atPath: "\(base)/cachedir", withIntermediateDirectories: false)
+        #expect(FileManager.default.createFile(atPath: "\(base)/list.txt", contents: Data()))
+        #expect(try bashCompletions(["--cache-dir", "\(base)/c"]) == ["\(base)/cachedir"])
+        #expect(try bashCompletions(["stat", "--cache-dir", "\(base)/"]) == ["\(base)/cachedir"])
+        #expect(try bashCompletions(["fetch", "--output-dir", "\(base)/"]) == ["\(base)/cachedir"])
+        #expect(try bashCompletions(["fetch", "-o", "\(base)/l"]) == ["\(base)/list.txt"])
+        #expect(try bashCompletions(["fetch", "--output", "\(base)/l"]) == ["\(base)/list.txt"])
+        #expect(try bashCompletions(["prefetch", "\(base)/l"]) == ["\(base)/list.txt"])
+        #expect(try bashCompletions(["prefetch", "-j", "2", "\(base)/l"]) == ["\(base)/list.txt"])
+    }
+
     @Test func zshAndFishOfferNoRefusedOption() throws {
         let fish = try CLI.run(["--generate-completion-script", "fish"], cacheDir: "/nonexistent").stdoutText
         #expect(fish.contains("\"imgcache fetch\" no-store'"))

@@ -127,6 +127,9 @@ import Testing
         let running = frames.filter { $0.contains("0/2") }
         #expect(running.contains { $0.contains("KiB  ") && !$0.contains(" 0 B ") }, "\(running)")
         #expect(running.contains { $0.contains("ETA") }, "\(running)")
+        // Issue 35, class 4: the bar fills by bytes (Content-Length is
+        // known) while no URL is done, rather than staying empty.
+        #expect(running.contains { $0.hasPrefix("[=") }, "\(running)")
         #expect(Double(frames.count) >= 2 * (seconds - 1), "\(frames.count) drawings in \(seconds) s: \(frames)")
     }
 
@@ -144,6 +147,18 @@ import Testing
         }
         let running = frames.filter { $0.contains("0/2") }
         #expect(running.contains { $0.contains("ETA") }, "\(running)")
+        #expect(running.contains { $0.hasPrefix("[=") }, "\(running)")
         #expect(Double(frames.count) >= 2 * (seconds - 1), "\(frames.count) drawings in \(seconds) s: \(frames)")
+    }
+
+    /// Issue 35, class 2: with stdin a terminal and no file, one line says
+    /// what prefetch needs (not pages of help), exit 64.
+    @Test func prefetchOnATerminalWithoutAFileSaysWhatItNeeds() throws {
+        let screen = Self.screen(try runOnTerminal(["prefetch"]))
+        #expect(
+            screen == [
+                "imgcache: prefetch: give a file of URLs, or pipe them in (stdin is a terminal) "
+                    + "(see 'imgcache help prefetch')"
+            ], "\(screen)")
     }
 }

@@ -53,6 +53,31 @@ struct WriteErrorTests: CommandSuite {
         }
     }
 
+    /// Issue 35, class 5: what the command line prints before any cache is
+    /// opened is output too (`make install` writes completions through a redirect).
+    @Test func helpVersionAndCompletionsIntoAFullDiskAreExit23() throws {
+        let cases: [[String]] = [
+            ["--version"], ["--help"], ["help"], ["help", "fetch"], ["fetch", "--help"], ["stat", "-h"],
+            ["--generate-completion-script", "bash"], ["--generate-completion-script", "zsh"],
+            ["--generate-completion-script", "fish"],
+        ]
+        for arguments in cases {
+            let result = try runIntoFull(arguments)
+            #expect(result.status == 23, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == full, "\(arguments)")
+        }
+    }
+
+    @Test func anOutputDirectoryThatIsAFileIsExit23() throws {
+        let work = try TemporaryDirectory()
+        let file = "\(work.path)/taken"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let result = try run("fetch", "--output-dir", file, server.url("/a.png"))
+        #expect(result.status == 23, "\(result.stderr)")
+        #expect(result.stderr == "imgcache: cannot use directory \(file): Not a directory\n")
+        #expect(server.requestCount == 0, "nothing is fetched for output that cannot be written")
+    }
+
     @Test func aStatusOfItsOwnCombinesWithTheWriteError() throws {
         // stat of a URL not cached is 7; with stdout lost too, two kinds: 1.
         let result = try runIntoFull(["stat", server.url("/missing.png")])

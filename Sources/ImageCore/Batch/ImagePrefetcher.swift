@@ -5,17 +5,21 @@
 public struct ImagePrefetcher: Sendable {
     /// Counts of a prefetch run.
     public struct Tally: Sendable {
-        /// URLs read so far.
+        /// URLs handed on so far (answered from the cache or started). A URL
+        /// read after the run was told to stop is not counted: it was never tried.
         public var total = 0
-        /// Different URLs among `total` (a duplicate is served by the first's
-        /// download); estimated past 16 384 of them (`distinctIsEstimate`).
+        /// Different cache keys among `total` (a duplicate, or the same URL
+        /// with another `#fragment`, is served by the first's download);
+        /// estimated past 16 384 of them (`distinctIsEstimate`).
         public var distinct = 0
         /// Whether `distinct` is an estimate (about 1.6 % off), which keeps
         /// memory flat however long the list is.
         public var distinctIsEstimate = false
         public var downloaded = 0
-        /// Served from memory, disk or a remote storage.
+        /// Served from memory or the local disk.
         public var cached = 0
+        /// Served from a remote storage (stored locally on the way).
+        public var remote = 0
         public var revalidated = 0
         public var failed = 0
         /// On the failed-URL list, so not requested.
@@ -28,9 +32,15 @@ public struct ImagePrefetcher: Sendable {
         public var failureKinds: [ImageCoreError.Kind] = []
         /// Whether all input has been read, so `total` is final.
         public var inputEnded = false
+        /// Whether the run stopped before the end of its input (`shouldStop`):
+        /// the URLs after `total` were not read.
+        public var stoppedEarly = false
+        /// Why the input could not be read to its end (a directory, an I/O
+        /// error), if it could not: the run stops reading there.
+        public var inputError: ImageCoreError?
 
         /// URLs finished, whatever the outcome.
-        public var done: Int { downloaded + cached + revalidated + failed + skipped + interrupted }
+        public var done: Int { downloaded + cached + remote + revalidated + failed + skipped + interrupted }
 
         mutating func count(_ outcome: Result<ImageResponse, ImageCoreError>) {
             switch outcome {
@@ -40,7 +50,8 @@ public struct ImagePrefetcher: Sendable {
                     downloaded += 1
                     bytes += response.bytes.count
                 case .revalidated: revalidated += 1
-                case .memory, .disk, .remote: cached += 1
+                case .memory, .disk: cached += 1
+                case .remote: remote += 1
                 }
             case .failure(let error):
                 failureKinds.append(error.kind)
@@ -66,7 +77,8 @@ public struct ImagePrefetcher: Sendable {
 
     /// Loads every URL of `lines` (blank lines and lines starting with `#`
     /// skipped; white space around a URL ignored) with `makeRequest`'s
-    /// options, until the input ends or `shouldStop` says so. `progressed`
+    /// options, until the input ends, cannot be read (`Tally.inputError`)
+    /// or `shouldStop` says so; no load starts once it has. `progressed`
     /// hears the tally after each URL is queued; `finished` hears each result
     /// with the tally that counts it, in completion order.
     public func prefetch<Lines: AsyncSequence>(
@@ -79,17 +91,33 @@ public struct ImagePrefetcher: Sendable {
             var inFlight = 0
             var seen = DistinctCounter()
             var iterator = lines.makeAsyncIterator()
-            while let line = try? await iterator.next() {
-                if shouldStop() { break }
+            while true {
+                let line: Lines.Element?
+                do {
+                    line = try await iterator.next()
+                } catch {
+                    let failure = ImageCoreError(reporting: error)
+                    tally.inputError = failure
+                    tally.failureKinds.append(failure.kind)
+                    break
+                }
+                guard let line else {
+                    tally.inputEnded = true
+                    break
+                }
+                if shouldStop() {
+                    tally.stoppedEarly = true
+                    break
+                }
                 let url = String(line.trimmingSpaces())
                 if url.isEmpty || url.hasPrefix("#") { continue }
-                tally.total += 1
-                seen.insert(url)
-                if !seen.isEstimate { tally.distinct = seen.count }
                 var request = makeRequest(url)
                 // A hit is answered here: no task, no thread woken.
                 let start = MonotonicClock.now()
                 if let response = manager.answerFromCache(&request) {
+                    tally.total += 1
+                    seen.insert(manager.key(for: url).string)
+                    if !seen.isEstimate { tally.distinct = seen.count }
                     let answered = ImageLoadResult(
                         url: url, outcome: .success(response), durationMs: (MonotonicClock.now() - start) * 1000)
                     progressed(tally)
@@ -102,11 +130,18 @@ public struct ImagePrefetcher: Sendable {
                     tally.count(result.outcome)
                     finished(result, tally)
                 }
+                // Stopped while waiting for a slot: this URL is not started.
+                if shouldStop() {
+                    tally.stoppedEarly = true
+                    break
+                }
+                tally.total += 1
+                seen.insert(manager.key(for: url).string)
+                if !seen.isEstimate { tally.distinct = seen.count }
                 group.addTask { [request] in await manager.timedLoad(request) }
                 inFlight += 1
                 progressed(tally)
             }
-            tally.inputEnded = true
             tally.distinct = min(seen.count, tally.total)
             tally.distinctIsEstimate = seen.isEstimate
             for await result in group {

@@ -135,11 +135,16 @@ public struct CacheDirectory: Sendable, Equatable {
     }
 
     /// The default location: `$IMGCACHE_DIR`, else `$XDG_CACHE_HOME/imgcache`
-    /// (only if absolute), else `~/.cache/imgcache`.
-    public static func defaultRoot(environment: [String: String]) -> String {
+    /// (only if absolute), else `~/.cache/imgcache`, where `~` is `$HOME`
+    /// or, when that is unset or empty, the user's home in the password
+    /// database (a cron job or `env -i` has no `HOME`; a cache in `/tmp`
+    /// would be shared with every user and lost at reboot). Nil when
+    /// neither says where home is.
+    public static func defaultRoot(environment: [String: String]) -> String? {
         if let explicit = environment["IMGCACHE_DIR"], !explicit.isEmpty { return explicit }
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return "\(xdg)/imgcache" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        guard let home = environment["HOME"].flatMap({ $0.isEmpty ? nil : $0 }) ?? CurrentProcess.userHomeDirectory
+        else { return nil }
         return "\(home)/.cache/imgcache"
     }
 }

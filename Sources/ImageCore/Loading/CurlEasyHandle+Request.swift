@@ -10,7 +10,9 @@ extension CurlEasyHandle {
         extraHeaders: [HTTPHeader]
     ) throws {
         var extraHeaders = extraHeaders
-        try set(CURLOPT_URL, request.url)
+        // Sent as WHATWG parsing reads it (a space in the path is %20; man
+        // page, CACHE KEYS), as the key is made: libcurl refuses raw spaces.
+        try set(CURLOPT_URL, URLNormalization.requestForm(request.url))
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_FOLLOWLOCATION, 1)

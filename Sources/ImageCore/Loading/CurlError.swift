@@ -28,7 +28,8 @@ enum CurlError {
         case CURLE_FILESIZE_EXCEEDED:
             return ImageCoreError.over(.maxBytes, "body too large (\(text))")
         case CURLE_URL_MALFORMAT:
-            return ImageCoreError(.failure, "malformed URL (\(text))")
+            // A URL no parser accepts is bad input, as on the command line.
+            return ImageCoreError(.usage, "malformed URL (\(text))")
         case CURLE_WEIRD_SERVER_REPLY:
             return ImageCoreError(.network, "invalid HTTP response (\(text))")
         default:

@@ -32,4 +32,18 @@ extension POSIXFile {
 enum CurrentProcess {
     /// Its id. The corresponding C function is `getpid`.
     static var id: Int32 { getpid() }
+
+    /// The home directory the password database gives this process's user
+    /// (as Python's `os.path.expanduser` falls back to when `HOME` is
+    /// unset), or nil if there is none. The corresponding C functions are
+    /// `getuid` and `getpwuid_r`.
+    static var userHomeDirectory: String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
+        guard status == 0, result != nil, let directory = entry.pw_dir else { return nil }
+        let home = String(cString: directory)
+        return home.isEmpty ? nil : home
+    }
 }

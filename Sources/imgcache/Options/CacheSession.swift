@@ -36,7 +36,12 @@ enum CacheSession {
     /// (with `writing`) cannot be written ends the command with
     /// `imgcache: cache DIR: cause` and exit status 8.
     static func directory(_ global: GlobalOptions<some GlobalOptionsHelp>, writing: Bool) throws -> CacheDirectory {
-        let directory = global.resolvedCacheDirectory
+        guard let directory = global.resolvedCacheDirectory else {
+            StandardStreams.printError(
+                "imgcache: no cache directory: HOME is unset and the password database has no home for this user "
+                    + "(give --cache-dir or set IMGCACHE_DIR)")
+            throw ExitCode(ExitStatus.code(for: .cacheIO))
+        }
         if let problem = directory.problem(writing: writing) {
             StandardStreams.printError("imgcache: cache \(directory.root): \(problem.message)")
             throw ExitCode(ExitStatus.code(for: problem.kind))

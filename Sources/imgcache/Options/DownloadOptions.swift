@@ -6,9 +6,6 @@ struct DownloadOptions: ParsableArguments {
     @Flag(help: "Request a URL even if it is on the failed-URL list.")
     var retryFailed = false
 
-    @Flag(help: "Do not write to the disk cache.")
-    var noStore = false
-
     @Flag(
         help:
             "Never use the network: serve what is cached, stale included (unless the server said must-revalidate or no-cache); anything else is exit 7."
@@ -68,7 +65,9 @@ struct DownloadOptions: ParsableArguments {
         help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
     var user: String?
 
-    @Option(help: ArgumentHelp("Read and update cookies in this Netscape-format file.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Read and update cookies in this Netscape-format file.", valueName: "file"),
+        completion: .file())
     var cookieJar: String?
 
     @Flag(name: [.customShort("k"), .long], help: "Skip TLS certificate verification.")
@@ -161,7 +160,6 @@ struct DownloadOptions: ParsableArguments {
     func request(for url: String) -> ImageRequest {
         var request = ImageRequest(url: url)
         request.retriesFailed = retryFailed
-        request.storesToDisk = !noStore
         request.network = offline ? .offline : .allowed
         request.refresh = refresh
         request.staleIfError = staleIfError
@@ -180,12 +178,17 @@ struct DownloadOptions: ParsableArguments {
     }
 }
 
-/// Checks that each argument is an http or https URL.
+/// Checks that each argument is an http or https URL that WHATWG URL
+/// parsing accepts (`http://[::1` is not): a usage error (exit 64) before
+/// anything is fetched, looked up or removed.
 func validateURLs(_ urls: [String]) throws {
     for url in urls {
         let lowered = url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8 else {
             throw ValidationError("'\(url)' is not an http or https URL")
+        }
+        if let problem = URLNormalization.syntaxProblem(url) {
+            throw ValidationError("'\(url)' is not a valid URL: \(problem)")
         }
     }
 }

@@ -8,7 +8,8 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
         name: .customLong("cache-dir"),
         help: ArgumentHelp(
             "Cache location (default: $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache, else ~/.cache/imgcache).",
-            valueName: "dir"))
+            valueName: "dir"),
+        completion: .directory)
     var cacheDirectory: String?
 
     @Flag(name: .shortAndLong, help: ArgumentHelp(Help.quiet))
@@ -21,7 +22,7 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     var json = false
 
     @Flag(exclusivity: .chooseLast)
-    var progressChoice: ProgressChoice?
+    var progressChoice: ProgressChoice<Help>?
 
     @OptionGroup var remote: RemoteStorageOptions
 
@@ -34,12 +35,14 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     /// --progress (true), --no-progress (false), or neither (nil).
     var progress: Bool? { progressChoice.map { $0 == .progress } }
 
-    /// The cache directory, made absolute against the working directory.
-    var resolvedCacheDirectory: CacheDirectory { Self.cacheDirectory(named: cacheDirectory) }
+    /// The cache directory, made absolute against the working directory;
+    /// nil when no option or variable names one and there is no home.
+    var resolvedCacheDirectory: CacheDirectory? { Self.cacheDirectory(named: cacheDirectory) }
 
-    /// `--cache-dir`'s directory (the default one for nil), made absolute.
-    static func cacheDirectory(named path: String?) -> CacheDirectory {
-        let path = path ?? CacheDirectory.defaultRoot(environment: Environment.variables)
+    /// `--cache-dir`'s directory (the default one for nil), made absolute;
+    /// nil when there is no default (no `HOME`, no home in the password database).
+    static func cacheDirectory(named path: String?) -> CacheDirectory? {
+        guard let path = path ?? CacheDirectory.defaultRoot(environment: Environment.variables) else { return nil }
         return CacheDirectory(root: Environment.absolutePath(path))
     }
 
@@ -59,13 +62,16 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     }
 }
 
-/// `--progress` and `--no-progress`, each with its own help.
-enum ProgressChoice: String, EnumerableFlag {
+/// `--progress` and `--no-progress`, each with its own help; hidden from the
+/// help of a subcommand that draws no bar (it refuses `--progress`, so
+/// listing it would offer what it then rejects).
+enum ProgressChoice<Help: GlobalOptionsHelp>: String, EnumerableFlag {
     case progress, noProgress
 
     static func help(for value: ProgressChoice) -> ArgumentHelp? {
-        switch value {
-        case .progress: "Show progress bars on stderr even when it is not a terminal (fetch and prefetch only)."
+        guard Help.drawsProgress else { return .hidden }
+        return switch value {
+        case .progress: "Show progress bars on stderr even when it is not a terminal."
         case .noProgress: "Never show progress bars (default: shown when stderr is a terminal and -q is not given)."
         }
     }
@@ -73,16 +79,20 @@ enum ProgressChoice: String, EnumerableFlag {
 
 /// What the global options do in one subcommand.
 protocol GlobalOptionsHelp {
+    /// Whether the subcommand draws a progress bar (fetch and prefetch).
+    static var drawsProgress: Bool { get }
     static var quiet: String { get }
     static var verbose: String { get }
     static var json: String { get }
 }
 
 extension GlobalOptionsHelp {
+    static var drawsProgress: Bool { false }
     static var quiet: String { "No progress and no warnings; errors are still printed." }
 }
 
 extension IMGCacheCommand.Fetch: GlobalOptionsHelp {
+    static var drawsProgress: Bool { true }
     static var verbose: String {
         "One line per event on stderr: request started, response received (status, size), served from memory or "
             + "disk, revalidated, stored, retried, thumbnail scaled and encoded."
@@ -93,6 +103,7 @@ extension IMGCacheCommand.Fetch: GlobalOptionsHelp {
 }
 
 extension IMGCacheCommand.Prefetch: GlobalOptionsHelp {
+    static var drawsProgress: Bool { true }
     static var quiet: String { "No progress, no warnings and no summary; errors are still printed." }
     static var verbose: String {
         "One line per event on stderr: request started, response received (status, size), served from disk, "

@@ -25,9 +25,6 @@ extension IMGCacheCommand.Fetch {
 
 extension IMGCacheCommand.Prefetch {
     func refuseOptionsWithoutEffect() throws {
-        if download.noStore {
-            throw ValidationError("--no-store would warm nothing: prefetch only fills the disk cache")
-        }
         try download.refuseOptionsWithoutEffect()
     }
 }

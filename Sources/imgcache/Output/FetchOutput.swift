@@ -23,6 +23,7 @@ struct FetchOutput {
         defer { progress?.finish() }
         let requests = command.urls.enumerated().map { index, url in
             var request = command.download.request(for: url)
+            request.storesToDisk = !command.noStore
             request.render(command.rendition)
             // Streamed pixels are decoded by the writer, not kept in the response.
             if streamsPixels { request.decodesPixels = false }

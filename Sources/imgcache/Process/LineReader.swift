@@ -8,16 +8,22 @@ import ImageCore
 /// Reads lines from a file descriptor as a stream, a chunk at a time, so a
 /// list of any length is read in constant memory. Reads happen on Dispatch's
 /// pool: a blocking `read(2)` must not hold a cooperative thread. For
-/// `prefetch` (package access).
+/// `prefetch` (package access). A read that fails (a directory, an I/O
+/// error) is an error naming the input, never the end of the list: a
+/// prefetch of a directory must not report "0 URLs" and exit 0.
 struct LineReader: AsyncSequence {
     typealias Element = String
 
     /// The descriptor read from.
     let fd: Int32
+    /// What error messages call the input: its path, or "standard input".
+    let name: String
 
-    /// Reads `fd` (stdin is 0).
-    init(fd: Int32) {
-        self.fd = fd
+    /// Reads standard input.
+    static var standardInput: LineReader { LineReader(fd: 0, name: "standard input") }
+
+    private init(fd: Int32, name: String) {
+        (self.fd, self.name) = (fd, name)
     }
 
     /// Opens the file at `path` for reading; a failure is a `.failure`
@@ -25,18 +31,19 @@ struct LineReader: AsyncSequence {
     init(opening path: String) throws {
         let fd = POSIXFile.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw ImageCoreError(.failure, "\(path): \(systemErrorMessage(errno))") }
-        self.fd = fd
+        (self.fd, self.name) = (fd, path)
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let fd: Int32
+        let name: String
         var buffer: [UInt8] = []
         /// Where the next line starts: lines are not removed from the front
         /// one by one, which would move the rest of the chunk for each line.
         var start = 0
         var finished = false
 
-        mutating func next() async -> String? {
+        mutating func next() async throws(ImageCoreError) -> String? {
             while true {
                 if let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: start) {
                     defer { start = newline + 1 }
@@ -47,27 +54,41 @@ struct LineReader: AsyncSequence {
                     defer { start = buffer.count }
                     return String(decoding: buffer[start...], as: UTF8.self)
                 }
-                let chunk = await Self.read(fd)
+                let chunk: [UInt8]
+                switch await Self.read(fd) {
+                case .success(let bytes): chunk = bytes
+                case .failure(let failure):
+                    throw ImageCoreError(.failure, "cannot read \(name): \(systemErrorMessage(failure.code))")
+                }
                 buffer.removeSubrange(..<start)
                 start = 0
                 if chunk.isEmpty { finished = true } else { buffer += chunk }
             }
         }
 
-        private static func read(_ fd: Int32) async -> [UInt8] {
+        /// The next chunk (empty at the end), or the errno of a failed read.
+        private static func read(_ fd: Int32) async -> Result<[UInt8], SystemErrno> {
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
                     var chunk = [UInt8](repeating: 0, count: 65536)
                     let count = chunk.withUnsafeMutableBytes { buffer in
                         POSIXFile.retryingInterrupts { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
                     }
-                    continuation.resume(returning: Array(chunk.prefix(Swift.max(count, 0))))
+                    let failure = errno
+                    continuation.resume(
+                        returning: count < 0 ? .failure(SystemErrno(failure)) : .success(Array(chunk.prefix(count))))
                 }
             }
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(fd: fd)
+        AsyncIterator(fd: fd, name: name)
     }
+}
+
+/// An errno as an `Error`, to carry a failed read out of Dispatch.
+struct SystemErrno: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
 }

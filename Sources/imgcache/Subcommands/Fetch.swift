@@ -16,16 +16,20 @@ extension IMGCacheCommand {
         @OptionGroup var global: GlobalOptions<Fetch>
         @OptionGroup var download: DownloadOptions
 
+        @Flag(help: "Do not write to the disk cache, nor create anything in it.")
+        var noStore = false
+
         @Option(
             name: .shortAndLong, parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Write to this file (once per URL; - is stdout).", valueName: "file"))
+            help: ArgumentHelp("Write to this file (once per URL; - is stdout).", valueName: "file"),
+            completion: .file())
         var output: [String] = []
 
         @Option(
             help: ArgumentHelp(
                 "Write each image into this directory, named after the URL's last path segment (the cache key where that is empty or shared) with the format's extension; prints URL<TAB>path per file (unless -q).",
-                valueName: "dir")
-        )
+                valueName: "dir"),
+            completion: .directory)
         var outputDir: String?
 
         @Option(help: ArgumentHelp("Write decoded pixels instead: pam (RGBA), ppm (RGB) or png.", valueName: "format"))
@@ -91,7 +95,7 @@ extension IMGCacheCommand {
             }
             if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
             if frame != nil && !needsPixels { throw ValidationError("--frame needs --decode, --encode or --thumbnail") }
-            if path && download.noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
+            if path && noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
             if let thumbnail, ScaleTarget(thumbnail: thumbnail) == nil {
                 let sizes = thumbnail.lowercased().split(separator: "x", omittingEmptySubsequences: false).map {
                     Int($0)
@@ -156,14 +160,16 @@ extension IMGCacheCommand.Fetch {
         return rendition
     }
 
-    /// Creates --output-dir if needed; a failure ends the command (exit 1).
+    /// Creates --output-dir if needed. A directory that cannot be made or
+    /// used (a regular file there, no permission) is output that cannot be
+    /// written: exit 23, before anything is fetched (man page, EXIT STATUS).
     private func makeOutputDirectory() throws {
         guard let outputDir else { return }
         do {
             try OutputFile.makeDirectory(outputDir)
         } catch {
             StandardStreams.printError("imgcache: \(ImageCoreError(reporting: error).message)")
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.code(for: .output))
         }
     }
 }

@@ -22,7 +22,7 @@ extension IMGCacheCommand {
         @Flag(help: "Newest first: start the most recently queued URLs first (SDWebImage's LIFO order).")
         var lifo = false
 
-        @Argument(help: ArgumentHelp("File of URLs; - or none: stdin.", valueName: "file"))
+        @Argument(help: ArgumentHelp("File of URLs; - or none: stdin.", valueName: "file"), completion: .file())
         var file: String?
 
         func validate() throws {
@@ -51,20 +51,25 @@ extension IMGCacheCommand {
                 input, expectedTotal: progress == nil ? nil : URLListCount.count(input.fd))
             progress?.finish()
             try? await manager.finish()
-            if !global.quiet { StandardStreams.printError(tally.summary) }
+            if let failure = tally.inputError { StandardStreams.printError("imgcache: \(failure.message)") }
+            if !global.quiet && (tally.inputError == nil || tally.total > 0) {
+                StandardStreams.printError(tally.summary)
+            }
             try ExitStatus.exit(ExitStatus.code(for: tally.failureKinds))
         }
 
         /// The URL list: the file named; `-`, stdin; none, stdin unless it is
-        /// a terminal (then the help, exit 64). A file that cannot be opened is exit 1.
+        /// a terminal (then one line says what is needed, exit 64: nobody
+        /// types a list of URLs, and pages of help would hide the point). A
+        /// file that cannot be opened is exit 1.
         private func openInput() throws -> LineReader {
-            if file == "-" { return LineReader(fd: 0) }
+            if file == "-" { return .standardInput }
             guard let file else {
                 guard !StandardStreams.isTerminal(0) else {
-                    StandardStreams.printError(Self.helpMessage())
-                    throw ExitCode(64)
+                    UsageError.exit(
+                        subcommand: "prefetch", message: "give a file of URLs, or pipe them in (stdin is a terminal)")
                 }
-                return LineReader(fd: 0)
+                return .standardInput
             }
             do {
                 return try LineReader(opening: file)

@@ -34,6 +34,8 @@ extension IMGCacheCommand {
             if urls.isEmpty && !all && !failed {
                 throw ValidationError("give URLs, --all or --failed; nothing was removed")
             }
+            // A typo in a cron purge must not pass as "not cached", exit 0.
+            try validateURLs(urls)
             if all && !urls.isEmpty { throw ValidationError("--all removes everything; give URLs or --all, not both") }
             if all && failed { throw ValidationError("--all already forgets the failed-URL list; drop --failed") }
             try refuseOptionsWithoutEffect()

@@ -19,6 +19,8 @@ extension IMGCacheCommand {
         var urls: [String] = []
 
         func validate() throws {
+            // A typo is a usage error, not "not cached".
+            try validateURLs(urls)
             try refuseOptionsWithoutEffect()
         }
 

@@ -15,7 +15,9 @@ enum WarmHit {
         guard plan.quiet || plan.noProgress || !StandardStreams.isTerminal(2) else { return nil }
         guard plan.output != nil || !StandardStreams.isTerminal(1) else { return nil }
         SignalTrap.noteSignals()
-        let directory = GlobalOptions<IMGCacheCommand.Fetch>.cacheDirectory(named: plan.cacheDirectory)
+        guard let directory = GlobalOptions<IMGCacheCommand.Fetch>.cacheDirectory(named: plan.cacheDirectory) else {
+            return nil
+        }
         // Warnings about imgcache.conf are the full path's to print
         // (`CacheSession.settings`). No remote storage: a fresh disk hit never
         // asks one. A read-only cache throws here (`readOnly` false) and
