@@ -133,7 +133,30 @@ public struct CacheCleaner: Sendable {
             outcome.report.strayFilesRemoved += 1
             if !dryRun { shard.directory.remove(partial.name) }
         }
+        for partial in shard.partials where now - partial.modified <= CacheDirectory.partialMaxAge && partial.bytes == 0
+        {
+            outcome.report.strayFilesRemoved += removeAbandonedEmptyBody(
+                partial.name, in: shard.directory, dryRun: dryRun)
+        }
         return outcome
+    }
+
+    /// Removes the partial body `name`, with its resume record, if it is
+    /// empty and no process is writing it (its `flock` is free): a run
+    /// killed before its first byte (by SIGPIPE, say) leaves a body there
+    /// is nothing to resume from, at any age. Removed while locked, so a
+    /// download that opens it meanwhile sees it gone and writes elsewhere
+    /// (`PartialDownload.open`). Returns the files it removed, or would.
+    private func removeAbandonedEmptyBody(_ name: FileName, in directory: OpenDirectory, dryRun: Bool) -> Int {
+        guard name.hasSuffix(".partial") else { return 0 }
+        let path = directory.path(of: name)
+        guard let file = try? OpenFile.locked(path, waiting: false) else { return 0 }
+        defer { file.close() }
+        guard file.sizeIfStill(at: path) == 0 else { return 0 }
+        let record = PartialDownload.recordPath(path)
+        let files = POSIXFile.status(record) == nil ? 1 : 2
+        if !dryRun { PartialDownload.discard(path) }
+        return files
     }
 
     /// Evicts the least recently used of `kept` until the rest fit `maxSize`:
@@ -159,12 +182,20 @@ public struct CacheCleaner: Sendable {
     /// Removes `items` from their shard, each entry's record first (once it
     /// is gone no reader can reach the entry's bytes), then its data files:
     /// entry by entry, since a record and its bytes were made one after the
-    /// other and their inodes are neighbours.
+    /// other and their inodes are neighbours. `-v` names each entry by the
+    /// URL its record holds (read only when there is a log to write to),
+    /// by its hash if the record cannot be read.
     private func remove(_ items: [CacheInventory.Item], from shard: CacheInventory.Shard, why: (Double) -> String) {
         for item in items {
-            events.emit("evicted \(item.hash) (\(why(item.lastUsed)))")
+            events.emit("evicted \(Self.url(of: item, in: shard)) (\(why(item.lastUsed)))")
             for file in item.files { shard.directory.remove(file) }
         }
+    }
+
+    /// The URL `item`'s record holds, or its hash if the record cannot be read.
+    private static func url(of item: CacheInventory.Item, in shard: CacheInventory.Shard) -> String {
+        let record = DiskCache.record(at: shard.directory.path(of: item.record), placement: shard.placement)
+        return record?.url ?? item.hash.description
     }
 
     /// Removes the two-digit shard directories an older version left under

@@ -49,7 +49,7 @@ struct CacheInventory {
         var strays: [(name: FileName, modified: Double, bytes: Int)] = []
         /// Downloads in progress or broken off (`<hash>.partial`, its
         /// `.resume` record, a finished body not yet stored): kept for a day.
-        var partials: [(name: FileName, modified: Double)] = []
+        var partials: [(name: FileName, modified: Double, bytes: Int)] = []
     }
 
     /// `body`'s result for each shard of `directory`, in shard order; the
@@ -107,7 +107,7 @@ struct CacheInventory {
         var shared: [Int] = []  // items with more than one data file
         for file in others {
             if EntryHash(file) != nil, file.hasPrefix(".partial", at: 64) {
-                if let status = open.status(file) { shard.partials.append((file, status.modified)) }
+                if let status = open.status(file) { shard.partials.append((file, status.modified, status.size)) }
             } else if let hash = EntryHash(file), let bytes = sizeInName(file), let index = item(hash) {
                 shard.items[index].bytes += bytes
                 if shard.items[index].data == nil && recordIsFile {

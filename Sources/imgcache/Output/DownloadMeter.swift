@@ -53,9 +53,11 @@ final class DownloadMeter: Sendable {
             }
             let tally = state.tally
             let counts = [tally?.downloaded ?? 0, tally?.cached ?? 0, (tally?.failed ?? 0) + (tally?.skipped ?? 0)]
+            let remote = tally?.remote ?? 0
             return ProgressBar.State(
                 done: done, total: total,
-                detail: "\(counts[0]) downloaded, \(counts[1]) cached, \(counts[2]) failed",
+                detail: "\(counts[0]) downloaded, \(counts[1]) cached, "
+                    + (remote > 0 ? "\(remote) remote, " : "") + "\(counts[2]) failed",
                 bytes: state.finishedBytes + runningBytes, bytesRemaining: remaining)
         }
     }

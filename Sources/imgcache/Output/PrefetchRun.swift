@@ -59,10 +59,16 @@ struct PrefetchRun {
 }
 
 extension ImagePrefetcher.Tally {
-    /// The summary line for stderr.
+    /// The summary line for stderr. Remote hits are named apart from local
+    /// ones (as `--json` says `remote`); a run stopped early says that the
+    /// rest of the list was not read, so the count is not taken for the list's.
     var summary: String {
-        "\(counted(total, "URL", "URLs"))\(distinctNote): \(downloaded) downloaded, \(cached) already cached, \(revalidated) revalidated, "
-            + "\(failed) failed, \(skipped) skipped" + (interrupted > 0 ? ", \(interrupted) interrupted" : "")
+        "\(counted(total, "URL", "URLs"))\(distinctNote)\(stoppedEarly ? " before the interruption" : ""): "
+            + "\(downloaded) downloaded, \(cached) already cached, "
+            + (remote > 0 ? "\(remote) from remote storage, " : "")
+            + "\(revalidated) revalidated, \(failed) failed, \(skipped) skipped"
+            + (interrupted > 0 ? ", \(interrupted) interrupted" : "")
+            + (stoppedEarly ? "; the rest of the list was not read" : "")
     }
 
     /// " (N distinct)" when the list repeated URLs; an estimate says

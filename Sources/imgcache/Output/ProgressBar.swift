@@ -20,6 +20,19 @@ final class ProgressBar: Sendable {
         /// Bytes still to come, when they can be estimated: the ETA follows
         /// them at the recent rate.
         var bytesRemaining: Int? = nil
+
+        /// What part of the work is done, for the bar: by bytes when they are
+        /// known (every size announced, or bytes still expected while some are
+        /// coming: a first wave of slow transfers fills the bar as it arrives),
+        /// else by items; nil when there is no total.
+        var fraction: Double? {
+            if let expected = bytesExpected, expected > 0 { return Double(bytes) / Double(expected) }
+            if let remaining = bytesRemaining, remaining > 0 {
+                return Double(bytes) / Double(bytes + remaining)
+            }
+            guard let total = total, total > 0 else { return nil }
+            return Double(done) / Double(total)
+        }
     }
 
     private struct Drawing {
@@ -124,10 +137,9 @@ final class ProgressBar: Sendable {
         // Each part with the order in which it is dropped when the terminal
         // is too narrow (0 = kept longest): bar, counts and ETA matter most.
         var parts: [(text: String, dropOrder: Int)] = []
-        // Progress as a fraction of bytes when every size is known, else of items.
-        let (done, total) = state.bytesExpected.map { (state.bytes, $0) } ?? (state.done, state.total ?? 0)
-        if total > 0 {
-            let filled = min(20, Int(Double(done) / Double(total) * 20))
+        let (done, total) = (state.done, state.total ?? 0)
+        if let fraction = state.fraction {
+            let filled = min(20, Int(fraction * 20))
             parts.append(
                 ("[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 20 - filled) + "]", 1))
         }

@@ -26,6 +26,11 @@ import Testing
         let second = try CLI.run(
             ["prefetch", "--json", "--remote-storage", remote], cacheDir: b.path, stdin: input, timeout: 120)
         #expect(second.status == 0, "\(second.stderr)")
+        // Issue 35, class 3: remote hits are counted as such, not as "already cached".
+        #expect(
+            second.stderr.hasSuffix(
+                "\(Self.count) URLs: 0 downloaded, 0 already cached, \(Self.count) from remote storage, "
+                    + "0 revalidated, 0 failed, 0 skipped\n"), "\(second.stderr)")
         try origin.nginx.waitForLog()
         #expect(origin.nginx.count("GET") == Self.count, "machine B reached the origin")
         let served = records(second)
