@@ -56,6 +56,10 @@ final class CountingLoader: DataLoading {
 final class CountingDecoder: ImageDecoding {
     private let decodes = Atomic<Int>(0)
     var decodeCount: Int { decodes.load(ordering: .relaxed) }
+    // Its one-pixel images have no orientation or profile to apply.
+    let appliesOrientation = true
+    let colourSpace = ColourSpace.original
+    func with(appliesOrientation: Bool, colourSpace: ColourSpace) -> CountingDecoder { self }
 
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
         guard ImageFormat.sniff(bytes) == .supported(.png) else { throw ImageCoreError(.image, "not an image") }

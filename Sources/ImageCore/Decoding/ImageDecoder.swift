@@ -23,6 +23,10 @@ public struct ImageDecoder: ImageDecoding {
         self.notes = notes
     }
 
+    public func with(appliesOrientation: Bool, colourSpace: ColourSpace) -> ImageDecoder {
+        ImageDecoder(limits: limits, appliesOrientation: appliesOrientation, colourSpace: colourSpace, notes: notes)
+    }
+
     public func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
         switch try Self.format(of: bytes) {
         case .jpeg: try JPEGDecoder(limits: limits).inspect(bytes)

@@ -18,6 +18,17 @@ public protocol ImageDecoding: Sendable {
     /// format allows, so no full frame need be held. Throws `.image` errors
     /// and whatever `sink` throws.
     func decode(_ bytes: [UInt8], channels: Int, into sink: inout some RowSink) throws
+
+    /// Whether pixels are turned upright per the EXIF orientation.
+    var appliesOrientation: Bool { get }
+
+    /// Whether pixels with a profile are converted to sRGB (`.srgb`) or keep their values.
+    var colourSpace: ColourSpace { get }
+
+    /// This decoder with pixels oriented and converted as given: what a
+    /// request's rendition asks for (`ImageRequest.render`), so the pixels
+    /// are what the variant's name says.
+    func with(appliesOrientation: Bool, colourSpace: ColourSpace) -> Self
 }
 
 extension ImageDecoding {

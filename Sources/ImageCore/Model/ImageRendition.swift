@@ -15,7 +15,7 @@ public struct ImageRendition: Sendable, Equatable {
     /// Whether pixels are turned upright per the JPEG's EXIF orientation.
     public var appliesOrientation = true
     /// Whether pixels with a profile are converted to sRGB, or keep their
-    /// values (and, encoded, the profile). Set the decoder's to match.
+    /// values (and, encoded, the profile).
     public var colourSpace: ColourSpace = .original
 
     /// The original, unchanged.
@@ -49,13 +49,18 @@ public struct ImageRendition: Sendable, Equatable {
 }
 
 extension ImageRequest {
-    /// Asks for `rendition`, kept as a variant when it is one.
+    /// Asks for `rendition`, kept as a variant when it is one. Its
+    /// orientation and colour space are the pixels' as well as the variant
+    /// name's (one decision): the manager decodes with them, whatever its
+    /// decoder's own settings.
     public mutating func render(_ rendition: ImageRendition) {
         decodesPixels = rendition.needsPixels
         frame = rendition.frame
         scale = rendition.scale
         encoding = rendition.encoding
         quality = rendition.quality
+        appliesOrientation = rendition.appliesOrientation
+        colourSpace = rendition.colourSpace
         variantName = rendition.variantName
     }
 }

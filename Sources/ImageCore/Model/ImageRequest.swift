@@ -32,6 +32,12 @@ public struct ImageRequest: Sendable {
     public var encoding: Encoding?
     /// JPEG and WebP quality (1–100) for `encoding`.
     public var quality: Int?
+    /// Whether decoded pixels are turned upright per the EXIF orientation,
+    /// or nil for the manager's decoder to decide.
+    public var appliesOrientation: Bool?
+    /// Whether decoded pixels with a profile are converted to sRGB, or nil
+    /// for the manager's decoder to decide.
+    public var colourSpace: ColourSpace?
     /// The name under which the encoded result is kept beside the cached
     /// original and reused (a thumbnail variant), or nil to not keep it.
     /// Must name every setting that shapes the result.

@@ -154,7 +154,7 @@ struct Lookup: Sendable {
     func remember(_ rendition: Rendition, _ request: ImageRequest) {
         let response = rendition.response
         guard !rendition.fromStoredVariant, response.source != .memory || rendition.decoded else { return }
-        let partial = request.frame != nil || request.scale != nil
+        let partial = request.frame != nil || request.scale != nil || rendition.partialPixels
         var remembered = response
         remembered.encoded = nil
         if partial { remembered.image = nil }

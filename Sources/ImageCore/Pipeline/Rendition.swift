@@ -40,18 +40,36 @@ struct Renderer: Sendable {
 
     /// Decodes pixels, off the cooperative pool, if the request wants them
     /// and the response lacks them (or holds other ones than asked for).
+    /// Pixels decoded with settings other than the decoder's own (the
+    /// request's rendition) are, like a frame or a thumbnail, not the image
+    /// a response from memory holds: decoded anew, and not remembered.
     private func decoded(_ response: ImageResponse, _ request: ImageRequest) async throws -> Rendition {
-        let partial = request.frame != nil || request.scale != nil
+        let decoder = self.decoder(for: request)
+        let partial = Self.isPartial(request, decoder: self.decoder)
         let needsDecoding = (request.decodesPixels || request.encoding != nil) && (response.image == nil || partial)
         guard needsDecoding else { return Rendition(response: response) }
         let bytes = response.bytes
-        let decoder = self.decoder
         let (frame, scale) = (request.frame, request.scale)
         let image = try await runInBackground { try decoder.decode(bytes, frame: frame, scale: scale) }
         if scale != nil { events.emit("scaled to \(image.width)×\(image.height): \(request.url)") }
-        var rendition = Rendition(response: response, decoded: true)
+        var rendition = Rendition(response: response, decoded: true, partialPixels: partial)
         rendition.response.image = image
         return rendition
+    }
+
+    /// The decoder with the orientation and colour space `request` asks for.
+    private func decoder(for request: ImageRequest) -> any ImageDecoding {
+        decoder.with(
+            appliesOrientation: request.appliesOrientation ?? decoder.appliesOrientation,
+            colourSpace: request.colourSpace ?? decoder.colourSpace)
+    }
+
+    /// Whether `request` wants other pixels than a full decode by `decoder`:
+    /// one frame, a smaller size, another orientation or colour space.
+    static func isPartial(_ request: ImageRequest, decoder: any ImageDecoding) -> Bool {
+        request.frame != nil || request.scale != nil
+            || request.appliesOrientation.map { $0 != decoder.appliesOrientation } == true
+            || request.colourSpace.map { $0 != decoder.colourSpace } == true
     }
 }
 
@@ -60,6 +78,9 @@ struct Rendition {
     var response: ImageResponse
     /// Pixels were decoded for this request.
     var decoded = false
+    /// The decoded pixels are not the full image as the decoder makes it
+    /// (`Renderer.isPartial`): not for the memory cache.
+    var partialPixels = false
     /// The encoding came from a variant kept on disk.
     var fromStoredVariant = false
 }
