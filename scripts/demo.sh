@@ -60,5 +60,10 @@ run imgcache stat "$base/photo.jpg"
 run imgcache purge
 run imgcache purge "$base/more.jpg"
 run imgcache clean --dry-run --max-size 4K
-printf '\nRequests the server saw (the second photo.jpg and missing.jpg never reached it):\n'
-grep -o '"GET [^"]*"' server.log | sort | uniq -c
+# The readiness check above (GET /) is the demo's own request, not imgcache's.
+printf '\nRequests imgcache sent the server, with how many times each (from its log):\n'
+grep -o '"GET /[^ "][^"]*"' server.log | sort | uniq -c
+printf '%s\n' \
+    "Each path was asked for once, however often it was fetched above: photo.jpg's repeats came from the" \
+    "cache (fresh for an hour, as the server's Cache-Control said), and missing.jpg's second fetch was" \
+    "answered by the failed-URL list (exit 6) without asking the server again."

@@ -9,7 +9,7 @@ import Testing
 /// `--decode` converts to sRGB as Little CMS's own tools do,
 /// `--colorspace original` keeps djpeg's values, and nothing but the
 /// profile is carried over.
-@Suite(.serialized, .enabled(if: Corpus.directory != nil)) struct ColourCommandTests: CommandSuite {
+@Suite(.serialized, .enabled(if: Corpus.directory != nil, Corpus.missing)) struct ColourCommandTests: CommandSuite {
     let fixture: CommandFixture
     let work: TemporaryDirectory
 

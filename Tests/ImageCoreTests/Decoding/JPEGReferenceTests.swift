@@ -26,45 +26,44 @@ struct JPEGReferenceTests {
 
     /// A real photo (the corpus's Grace Hopper, 512×600) as PPM, or, without
     /// the corpus, a generated 157×93 image (odd sizes exercise partial MCUs).
-    static let source: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("imgcache-jpeg-source-\(getpid()).ppm")
-        if let photo = try? Corpus.bytes("images/jpeg_baseline_420_photo_grace-hopper.jpg") {
-            let jpeg = url.deletingPathExtension().appendingPathExtension("jpg")
-            try? Data(photo).write(to: jpeg)
-            _ = try? shell("djpeg -ppm '\(jpeg.path)' > '\(url.path)'")
-        } else {
-            let (width, height) = (157, 93)
-            var bytes = Array("P6\n\(width) \(height)\n255\n".utf8)
-            var random = SplitMix(seed: 12)
-            for y in 0..<height {
-                for x in 0..<width {
-                    let noise = Int(random.next() % 32)
-                    bytes += [
-                        UInt8((x * 255 / width + noise) % 256), UInt8((y * 255 / height) % 256),
-                        UInt8((x * y + noise) % 256),
-                    ]
-                }
-            }
-            try? Data(bytes).write(to: url)
+    /// Held in memory: a file made once for the process would outlive it.
+    static let sourcePPM: [UInt8] = {
+        if let corpus = Corpus.directory,
+            let photo = try? shell(
+                "djpeg -ppm '\(corpus.path)/images/jpeg_baseline_420_photo_grace-hopper.jpg'"),
+            !photo.isEmpty
+        {
+            return photo
         }
-        return url
+        let (width, height) = (157, 93)
+        var bytes = Array("P6\n\(width) \(height)\n255\n".utf8)
+        var random = SplitMix(seed: 12)
+        for y in 0..<height {
+            for x in 0..<width {
+                let noise = Int(random.next() % 32)
+                bytes += [
+                    UInt8((x * 255 / width + noise) % 256), UInt8((y * 255 / height) % 256),
+                    UInt8((x * y + noise) % 256),
+                ]
+            }
+        }
+        return bytes
     }()
 
-    /// The JPEG `cjpeg` makes from the source with `options`, under a name of
-    /// its own: tests with the same options run in parallel.
-    static func jpeg(_ options: String) throws -> URL {
-        let name = options.replacingOccurrences(of: " ", with: "_")
-        let unique = UUID().uuidString
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "imgcache-jpeg-\(getpid())\(name)-\(unique).jpg")
+    /// The JPEG `cjpeg` makes from the source with `options`, in `directory`
+    /// (the test's own, removed with it: tests with the same options run in parallel).
+    static func jpeg(_ options: String, in directory: TemporaryDirectory) throws -> URL {
+        let source = URL(fileURLWithPath: "\(directory.path)/source.ppm")
+        try Data(sourcePPM).write(to: source)
+        let url = URL(fileURLWithPath: "\(directory.path)/\(options.replacingOccurrences(of: " ", with: "_")).jpg")
         _ = try shell("cjpeg \(options) '\(source.path)' > '\(url.path)'")
         return url
     }
 
     @Test(arguments: variants)
     func decodesEqualToDjpeg(options: String) throws {
-        let file = try Self.jpeg(options)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let work = try TemporaryDirectory()
+        let file = try Self.jpeg(options, in: work)
         let truth = try NetpbmImage(Self.shell("djpeg -rgb -ppm '\(file.path)'"))
         let image = try ImageDecoder().decode([UInt8](Data(contentsOf: file)), frame: nil)
         #expect(image.width == truth.width && image.height == truth.height)
@@ -73,8 +72,8 @@ struct JPEGReferenceTests {
 
     @Test(arguments: ["-sample 2x2", "-sample 4x2", "-progressive -sample 1x4", "-grayscale"])
     func scaledDecodesEqualDjpegScale(options: String) throws {
-        let file = try Self.jpeg(options)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let work = try TemporaryDirectory()
+        let file = try Self.jpeg(options, in: work)
         let bytes = try [UInt8](Data(contentsOf: file))
         for eighths in 1...16 {
             let truth = try NetpbmImage(Self.shell("djpeg -rgb -ppm -scale \(eighths)/8 '\(file.path)'"))
@@ -86,8 +85,8 @@ struct JPEGReferenceTests {
 
     @Test(arguments: ["-sample 4x2", "-progressive", "-grayscale", "-rgb"])
     func streamedRowsEqualTheWholeFrame(options: String) throws {
-        let file = try Self.jpeg(options)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let work = try TemporaryDirectory()
+        let file = try Self.jpeg(options, in: work)
         let bytes = try [UInt8](Data(contentsOf: file))
         let whole = try ImageDecoder().decode(bytes, frame: nil)
         for format in [OutputFormat.Pixels.ppm, .pam] {

@@ -39,7 +39,7 @@ import Testing
             AreaResampler.resample(flat, width: 37, height: 23, to: 5, 3) == [UInt8](repeating: 77, count: 5 * 3 * 4))
     }
 
-    @Test(.enabled(if: Corpus.directory != nil)) func thumbnailsAgreeWithPamscale() throws {
+    @Test(.enabled(if: Corpus.directory != nil, Corpus.missing)) func thumbnailsAgreeWithPamscale() throws {
         let file = "images/png_rgb8_iccp-itxt_photo_skimage-chelsea.png"
         let image = try ImageDecoder().decode(Corpus.bytes(file), frame: nil, scale: .fit(width: 100, height: 100))
         #expect(image.width == 100 && image.height == 67)
@@ -52,7 +52,9 @@ import Testing
         #expect(meanDifference < 1.0, "mean difference \(meanDifference)")
     }
 
-    @Test(.enabled(if: Corpus.directory != nil)) func jpegIsDecodedAtAReducedDCTScaleThenResampled() throws {
+    @Test(.enabled(if: Corpus.directory != nil, Corpus.missing)) func jpegIsDecodedAtAReducedDCTScaleThenResampled()
+        throws
+    {
         let bytes = try Corpus.bytes("images/jpeg_large-20MP_photo_lomiri-kleiber.jpg")
         let header = try JPEGDecoder(limits: .default).header(bytes)
         let eighths = JPEGDecompression.scaleEighths(width: header.width, height: header.height, atLeast: (1024, 576))

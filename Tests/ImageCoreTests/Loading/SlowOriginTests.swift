@@ -26,7 +26,7 @@ import Testing
         return try NginxProcess(serverBody: "root \(root); limit_rate \(rate);")
     }
 
-    @Test(.enabled(if: LoopbackServices.haveNginx))
+    @Test(.enabled(if: LoopbackServices.haveNginx, "nginx is not installed (make deps installs nginx-light)"))
     func sixTransfersToOnePlainHTTPHostAllReceiveBytesWithinTheFirstSecond() async throws {
         // 120 KB at 20 KB/s is about 5 s a file: had the transfers waited
         // for one another (CURLOPT_PIPEWAIT on http://), the second would get

@@ -114,8 +114,9 @@ struct FleetTests {
         origin.route(
             "/slow.png", .trickle(bytes, bytesPerSecond: bytes.count / 4, headers: ["Cache-Control": "max-age=3600"]))
         let remote = store + "|lease=2000|timeout=5000|connect-timeout=2000"
+        let holderCache = try TemporaryDirectory()
         let holder = try CLI.start(
-            ["fetch", "--remote-storage", remote, origin.url("/slow.png")], cacheDir: try TemporaryDirectory().path,
+            ["fetch", "--remote-storage", remote, origin.url("/slow.png")], cacheDir: holderCache.path,
             stdinPath: "/dev/null")
         let hash = CacheKey(origin.url("/slow.png")).hash
         var leased = false
@@ -130,9 +131,10 @@ struct FleetTests {
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         let started = Date()
+        let otherCache = try TemporaryDirectory()
         let other = try CLI.run(
             ["fetch", "-v", "--remote-storage", remote, origin.url("/slow.png")],
-            cacheDir: try TemporaryDirectory().path, timeout: 60)
+            cacheDir: otherCache.path, timeout: 60)
         let elapsed = Date().timeIntervalSince(started)
         #expect(other.status == 0 && other.stdout == bytes, "\(other.stderr)")
         #expect(other.stderr.contains("another machine is downloading"), "\(other.stderr)")

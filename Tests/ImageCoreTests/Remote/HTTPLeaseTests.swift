@@ -134,7 +134,10 @@ struct HTTPLeaseTests {
     /// nginx 1.22 answers a conditional PUT over an existing object with
     /// 204: its store holds no leases (said once with -v), and a Redis store
     /// named after it holds them instead.
-    @Test(.enabled(if: LoopbackServices.haveNginx && LoopbackServices.haveRedis))
+    @Test(
+        .enabled(
+            if: LoopbackServices.haveNginx && LoopbackServices.haveRedis,
+            "nginx or redis-server is not installed (make deps installs nginx-light and redis-server)"))
     func nginxHoldsNoLeasesSoARedisStoreNamedTooDoes() async throws {
         let (nginx, store) = try makeWebDAVRemote()
         let lines = Mutex<[String]>([])

@@ -23,8 +23,9 @@ struct RedisRemoteTests {
     @Test func aPasswordIsUsedButNeverShown() throws {
         let redis = try RedisProcess(password: "s3cret-pw")
         let remote = "redis://default:s3cret-pw@127.0.0.1:\(redis.port)/3"
+        let aCache = try TemporaryDirectory()
         let a = try CLI.run(
-            ["fetch", "-v", "--remote-storage", remote, origin.url("/a.png")], cacheDir: try TemporaryDirectory().path)
+            ["fetch", "-v", "--remote-storage", remote, origin.url("/a.png")], cacheDir: aCache.path)
         let bCache = try TemporaryDirectory()
         let b = try CLI.run(
             ["fetch", "-v", "--json", "--remote-storage", remote, origin.url("/a.png")], cacheDir: bCache.path)
@@ -33,28 +34,31 @@ struct RedisRemoteTests {
         let stat = try CLI.run(["stat", "--remote-storage", remote], cacheDir: bCache.path)
         #expect(stat.stdoutText.contains("redis://default:***@127.0.0.1:\(redis.port)/3"))
         for output in [a.stderr, b.stderr, b.stdoutText, stat.stdoutText] { #expect(!output.contains("s3cret-pw")) }
+        let wrongCache = try TemporaryDirectory()
         let wrong = try CLI.run(
             ["fetch", "-v", "--remote-storage", "redis://default:nope@127.0.0.1:\(redis.port)", origin.url("/a.png")],
-            cacheDir: try TemporaryDirectory().path)
+            cacheDir: wrongCache.path)
         #expect(wrong.status == 0)
         #expect(wrong.stderr.contains("not asked again") && !wrong.stderr.contains("nope@"), "\(wrong.stderr)")
     }
 
     @Test func aStoppedRedisAndAForeignValueFallBackToTheOrigin() throws {
+        let stoppedCache = try TemporaryDirectory()
         let stopped = try CLI.run(
             [
                 "fetch", "--remote-storage", "redis://127.0.0.1:\(try LoopbackServices.freePort())",
                 origin.url("/a.png"),
             ],
-            cacheDir: try TemporaryDirectory().path)
+            cacheDir: stoppedCache.path)
         #expect(stopped.status == 0 && stopped.stdout == png)
         let redis = try RedisProcess()
         let connection = try RedisConnection(host: "127.0.0.1", port: redis.port, connectTimeout: 1, timeout: 1)
         let key = "imgcache:\(RemoteObject.layoutVersion):\(CacheKey(origin.url("/a.png")).hash)"
         _ = try connection.command([Array("SET".utf8), Array(key.utf8), Array("not an entry".utf8)])
+        let foreignCache = try TemporaryDirectory()
         let foreign = try CLI.run(
             ["fetch", "-v", "--remote-storage", redis.url, origin.url("/a.png")],
-            cacheDir: try TemporaryDirectory().path)
+            cacheDir: foreignCache.path)
         #expect(foreign.status == 0 && foreign.stdout == png)
         #expect(foreign.stderr.contains("ignored the entry"))
         guard case .string(let replaced) = try connection.command([Array("GET".utf8), Array(key.utf8)]) else {

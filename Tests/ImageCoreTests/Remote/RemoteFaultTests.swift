@@ -125,8 +125,9 @@ struct RemoteFaultTests {
         }
         let url = origin.url("/r.png")
         let path = try warm(url, dav, store)
+        let secondCache = try TemporaryDirectory()
         let second = try CLI.run(
-            ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
+            ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: secondCache.path)
         #expect(records(second).first?["result"] as? String == "revalidated")
         let requests = origin.requests.filter { $0.path == "/r.png" }
         #expect(requests.count == 2)
@@ -134,8 +135,9 @@ struct RemoteFaultTests {
         // The run waited for its upload's answer: nginx wrote the object before answering.
         let renewed = try #require(RemoteObject.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
         #expect((renewed.entry.expires ?? 0) > Date().timeIntervalSince1970 + 3000)
+        let thirdCache = try TemporaryDirectory()
         let third = try CLI.run(
-            ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: try TemporaryDirectory().path)
+            ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: thirdCache.path)
         #expect(records(third).first?["result"] as? String == "remote")
         #expect(origin.requests.filter { $0.path == "/r.png" }.count == 2)
     }

@@ -1,7 +1,11 @@
 import Foundation
+import Testing
 
 /// The shared corpus of real images (`../shared/corpus`), when present.
 enum Corpus {
+    /// Why a test that needs the corpus is skipped without it.
+    static let missing: Comment = "needs the image corpus: ../shared/corpus beside the checkout, or IMGCACHE_CORPUS"
+
     /// The corpus directory, or nil when this checkout has none beside it
     /// (a worktree elsewhere names it with `IMGCACHE_CORPUS`).
     static let directory: URL? = {
