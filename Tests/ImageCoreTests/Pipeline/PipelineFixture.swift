@@ -33,12 +33,12 @@ struct PipelineFixture {
     }
 
     func network(
-        _ loader: any DataLoading, store: Store? = nil, events: EventLog = .silent,
+        _ loader: any DataLoading, store: Store? = nil, remote: RemoteCache? = nil, events: EventLog = .silent,
         clock: any TimeSource = SystemClock()
     ) -> NetworkFetch {
         NetworkFetch(
             disk: disk, store: store ?? self.store(), verify: Verification(decoder: CountingDecoder()),
-            limits: RunLimits(limits: .default, decoder: CountingDecoder()), remote: nil,
+            limits: RunLimits(limits: .default, decoder: CountingDecoder()), remote: remote,
             loader: loader, failedURLs: FailedURLRegistry(directory: directory, timeToLive: 3600),
             statistics: statistics, events: events, writableCache: directory, cookieJar: nil, scratchDirectory: nil,
             clock: clock)
