@@ -11,20 +11,32 @@ import Synchronization
 /// `maxConcurrentDownloads` at once, in `TransferQueue`'s order, and resumes each caller's continuation when its transfer ends.
 /// Every libcurl call except `curl_multi_wakeup` happens on the loop thread.
 final class CurlMultiLoop: Sendable {
+    /// The loop thread's life.
+    private enum LoopThread {
+        /// No transfer yet: `shutDown` cleans up libcurl itself.
+        case notStarted
+        /// Started (under the inbox's lock, with the first transfer), not yet
+        /// joined or detached.
+        case running(SystemThread)
+        /// Joined or detached by a `shutDown`.
+        case handedOff
+    }
+
     private struct Inbox: Sendable {
         var queued: TransferQueue
         var cancelled: Set<UInt64> = []
         var cancelAll = false
         var shuttingDown = false
-        var threadStarted = false
-        /// The loop thread, until someone joins or detaches it.
-        var thread: SystemThread?
+        var thread = LoopThread.notStarted
         var cleanedUp = false
-        /// Whether the loop, at its last look, had a free slot and nothing
-        /// queued: only then does a new transfer need to wake it. When every
-        /// slot is busy, the loop admits queued transfers as others end, and
-        /// a wake-up (a write to a socket pair, and a return from poll) per
-        /// queued transfer would be wasted.
+        /// The wake-up elision. Whether the loop, at its last look, had a
+        /// free slot: only then does a new transfer need to wake it. When
+        /// every slot is busy, the loop admits queued transfers as others
+        /// end (a finished or freed slot makes it look again at once), and a
+        /// wake-up (a write to a socket pair, and a return from poll) per
+        /// queued transfer would be wasted. A missed wake-up would leave a
+        /// transfer queued until the poll's ceiling (`longestIdlePoll`):
+        /// CurlMultiLoopTests make that an hour, so one hangs the test.
         var wantsWork = false
     }
 
@@ -89,22 +101,34 @@ final class CurlMultiLoop: Sendable {
         openedBodies.subtract(1, ordering: .relaxed)
     }
 
-    /// Queues a transfer, and wakes the loop if it waits for work.
+    /// Queues a transfer, and wakes the loop if it waits for work (the
+    /// first transfer starts the loop's thread). After `shutDown` the
+    /// transfer fails with `.interrupted`: the multi handle is gone.
     func enqueue(
         id: UInt64, request: DownloadRequest, body: TransferBody?,
         continuation: CheckedContinuation<DownloadResponse, any Error>
     ) {
         let host = HostSchedule.host(of: request.url)
-        let (startThread, wake) = inbox.withLock { inbox in
+        let queued: Bool
+        let wake: Bool
+        (queued, wake) = inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return (false, false) }
             inbox.queued.append(
                 QueuedTransfer(id: id, request: request, host: host, body: body, continuation: continuation))
-            defer {
-                inbox.threadStarted = true
-                inbox.wantsWork = false
-            }
-            return (!inbox.threadStarted, inbox.wantsWork)
+            // Started under the lock, so that `shutDown` never finds the loop
+            // started without a thread to join. The thread's first look at
+            // the inbox waits for this lock, and then finds the transfer.
+            if case .notStarted = inbox.thread { inbox.thread = .running(startLoopThread()) }
+            defer { inbox.wantsWork = false }
+            return (true, inbox.wantsWork)
         }
-        if startThread { startLoopThread() }
+        guard queued else {
+            if let body {
+                releaseOpenedBody()
+                body.discard()
+            }
+            return continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted"))
+        }
         if wake { imgcache_curl_multi_wakeup(handles.multi) }
     }
 
@@ -127,26 +151,33 @@ final class CurlMultiLoop: Sendable {
     /// that thread still uses OpenSSL, whose exit handlers would pull it
     /// out from under it.
     func shutDown(waiting: Bool) {
-        let (started, thread) = inbox.withLock { inbox in
+        let thread = inbox.withLock { inbox in
             inbox.shuttingDown = true
             inbox.cancelAll = true
-            defer { inbox.thread = nil }
-            return (inbox.threadStarted, inbox.thread)
+            defer { if case .running = inbox.thread { inbox.thread = .handedOff } }
+            return inbox.thread
         }
-        guard started else { return cleanUpOnce() }
-        imgcache_curl_multi_wakeup(handles.multi)
-        guard let thread else { return }
-        if waiting { thread.join() } else { thread.detach() }
+        switch thread {
+        case .notStarted:
+            cleanUpOnce()
+        case .running(let thread):
+            imgcache_curl_multi_wakeup(handles.multi)
+            if waiting { thread.join() } else { thread.detach() }
+        case .handedOff:
+            break
+        }
     }
 
-    private func startLoopThread() {
-        let thread: SystemThread
+    /// Whether libcurl's handles are cleaned up (by `shutDown`, or by the
+    /// loop's thread as it ends).
+    var isCleanedUp: Bool { inbox.withLock { $0.cleanedUp } }
+
+    private func startLoopThread() -> SystemThread {
         do {
-            thread = try SystemThread.start { self.run() }
+            return try SystemThread.start { self.run() }
         } catch {
             preconditionFailure("cannot start the download thread: \(error)")
         }
-        inbox.withLock { $0.thread = thread }
     }
 
     /// The loop: admit, perform, collect finished transfers, end stalled
@@ -203,7 +234,7 @@ final class CurlMultiLoop: Sendable {
                     finished += 1
                 }
             }
-            var wait = transfers.isEmpty ? 1.0 : 0.25
+            var wait = transfers.isEmpty ? settings.longestIdlePoll : settings.longestBusyPoll
             if let budget, transfers.all.contains(where: \.isPausedForBudget) {
                 let untilAvailable = budget.secondsUntilAvailable(now: now)
                 if untilAvailable <= 0 {

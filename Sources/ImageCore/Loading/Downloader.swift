@@ -37,6 +37,13 @@ public final class Downloader: DataLoading {
         public var cookieJar: String?
         /// Where `--verbose` events go.
         public var events = EventLog.silent
+        /// The longest the loop waits in `curl_multi_poll` with no transfer
+        /// running, and with some (stall checks run between waits). A safety
+        /// net, not how work arrives: a new transfer wakes an idle loop
+        /// (`CurlMultiLoop.Inbox.wantsWork`). Tests make them an hour, so a
+        /// missed wake-up hangs rather than passing a second late.
+        var longestIdlePoll = 1.0
+        var longestBusyPoll = 0.25
 
         /// Settings writing bodies into `temporaryDirectory`.
         public init(temporaryDirectory: String) {
