@@ -113,10 +113,13 @@ man: deps
 
 # swift-format ships with the toolchain; .swift-format holds the settings.
 # check-layers.py fails on a reference between ImageCore's folders against
-# the direction docs/ARCHITECTURE.md draws.
+# the direction docs/ARCHITECTURE.md draws, and on C called outside the folder
+# that owns its library; test-check-layers.py plants each kind of violation
+# in a copy of the sources and checks that it fails.
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	python3 scripts/check-layers.py
+	python3 scripts/test-check-layers.py
 
 # Shell completions are generated from the argument definitions by the binary itself.
 install: build

@@ -1,14 +1,26 @@
 #!/usr/bin/env python3
-"""Fails when a folder of ImageCore refers to a folder it may not.
+"""Fails when a folder of ImageCore refers to a folder it may not, or
+calls a C library it does not own.
 
 The allowed direction is LAYERS below, drawn in docs/ARCHITECTURE.md: a
 folder may refer only to folders on lower layers; folders on one layer are
 peers and may not refer to each other. An edge is a file in folder A that
-names a type, protocol or top-level function declared in folder B, or
-extends a type declared there. `make lint` runs this; it prints each edge
-against the direction with the file and line that makes it.
+names something folder B declares at the top level (a type, protocol,
+function, global `let` or `var`, inside `#if` or not), extends a type
+declared there, or uses a member that an extension in folder B adds to a
+type of ImageCore (a method, property or case by its name when no other
+member in ImageCore has that name; an initialiser as `Type(label:`). The compiler
+sees all of these; a check that saw fewer would pass edges it does not.
 
-Usage: scripts/check-layers.py [--edges]   (--edges lists every edge found)
+C stays in one place per library (OWNERS): a file may import a C module,
+or call a `CImageCoreShims` function, only for a library its folder owns.
+
+`make lint` runs this; it prints each edge against the direction, and each
+C use outside its owner, with the file and line that makes it.
+
+Usage: scripts/check-layers.py [--edges] [--root DIR]
+  --edges   list every edge found
+  --root    check DIR instead of Sources/ImageCore (scripts/test-check-layers.py plants violations there)
 """
 
 import os
@@ -16,6 +28,8 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "ImageCore")
+if "--root" in sys.argv:
+    ROOT = sys.argv[sys.argv.index("--root") + 1]
 
 # Top to bottom. "facade" is the files directly in Sources/ImageCore.
 LAYERS = [
@@ -33,11 +47,57 @@ LAYERS = [
     ["Model"],
 ]
 
-DECLARATION = re.compile(
-    r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|final|open|indirect|"
-    r"nonisolated|static)\s+)*(class|struct|enum|protocol|actor|typealias|func)\s+([A-Za-z_]\w*)"
+# The libraries each folder may call, by C module or by the prefix of a
+# CImageCoreShims function (or, for that module's system headers, a name).
+OWNERS = {
+    "curl": ["Loading"],
+    "hiredis": ["Remote"],
+    "jpeg": ["Decoding", "Encoding"],
+    "png": ["Decoding", "Encoding"],
+    "gif": ["Decoding", "Encoding"],
+    "webp": ["Decoding", "Encoding"],
+    "avif": ["Decoding", "Encoding"],
+    "zlib": ["Codec", "Colour", "Encoding"],
+    "lcms": ["Colour"],
+    "digest": ["Support"],
+    "malloc": ["System"],
+    "xattr": ["System"],
+}
+# A C module and the libraries it brings (png.h includes zlib.h).
+C_MODULES = {
+    "CCurl": ["curl"],
+    "CHiredis": ["hiredis"],
+    "CJPEG": ["jpeg"],
+    "CPNG": ["png", "zlib"],
+    "CGIF": ["gif"],
+    "CWebP": ["webp"],
+    "CAVIF": ["avif"],
+}
+SHIMS = "CImageCoreShims"
+SHIM_CALLS = [
+    (re.compile(r"\bimgcache_curl_"), "curl"),
+    (re.compile(r"\bimgcache_jpeg"), "jpeg"),
+    (re.compile(r"\bimgcache_png"), "png"),
+    (re.compile(r"\bimgcache_avif_"), "avif"),
+    (re.compile(r"\bimgcache_lcms_"), "lcms"),
+    (re.compile(r"\bimgcache_zlib_"), "zlib"),
+    (re.compile(r"\bimgcache_(?:sha256|xxh3)"), "digest"),
+    (re.compile(r"\bimgcache_limit_"), "malloc"),
+    (re.compile(r"\b[fl]?(?:get|set|list|remove)xattr\b"), "xattr"),
+    (re.compile(r"\bCURL[A-Z]*_"), "curl"),
+]
+IMPORT = re.compile(r"^\s*(?:@\w+\s+)?(?:(?:public|package|internal|private|fileprivate)\s+)?import\s+(C\w+)")
+
+MODIFIERS = (
+    r"(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|final|open|indirect|"
+    r"nonisolated|static|class|mutating|override|convenience|required|lazy|weak|unowned)\s+)*"
 )
-EXTENSION = re.compile(r"^(?:(?:public|package|internal|private|fileprivate)\s+)*extension\s+([A-Za-z_]\w*)")
+DECLARATION = re.compile(
+    r"^\s*" + MODIFIERS + r"(class|struct|enum|protocol|actor|typealias|func|let|var)\s+([A-Za-z_]\w*)"
+)
+EXTENSION = re.compile(r"^\s*(?:(?:public|package|internal|private|fileprivate)\s+)*extension\s+([A-Za-z_]\w*)")
+# A member declared in a type or extension body: its kind and name.
+MEMBER = re.compile(r"^\s*" + MODIFIERS + r"(func|let|var|case|init)\b\s*([A-Za-z_]\w*)?\s*(\(\s*([A-Za-z_]\w*))?")
 # A name not after a dot (a member); `label` marks one used as an argument label.
 IDENTIFIER = re.compile(r"(?<![.\w])([A-Za-z_]\w*)\b(?P<label>\s*:(?!:))?")
 
@@ -89,6 +149,39 @@ def strip(text):
     return "".join(out)
 
 
+def with_depth(code):
+    """Each line of `code` with the brace depth at its start: 0 is file
+    scope, whatever the indentation (a declaration inside `#if` is indented)."""
+    depth = 0
+    for number, line in enumerate(code.split("\n"), 1):
+        yield number, line, depth
+        depth += line.count("{") - line.count("}")
+
+
+def c_uses(path, code):
+    """Each C use in a file, with its line and the libraries it may be for
+    (a module that brings two is used for either): an imported C module,
+    or a CImageCoreShims function (or system header) called; None for an
+    import that serves no known library."""
+    imports = [(number, IMPORT.match(line).group(1)) for number, line, _ in with_depth(code) if IMPORT.match(line)]
+    uses = []
+    for number, module in imports:
+        if module == SHIMS:
+            found = False
+            for call_number, line, _ in with_depth(code):
+                for pattern, library in SHIM_CALLS:
+                    if pattern.search(line) and not IMPORT.match(line):
+                        uses.append((call_number, [library], pattern.search(line).group(0)))
+                        found = True
+            if not found:
+                uses.append((number, None, module))
+        elif module in C_MODULES:
+            uses.append((number, C_MODULES[module], module))
+        else:
+            uses.append((number, None, module))
+    return uses
+
+
 def main():
     files = []
     for directory, _, names in os.walk(ROOT):
@@ -101,32 +194,76 @@ def main():
     layer_of = {folder: index for index, folders in enumerate(LAYERS) for folder in folders}
     declared = {}  # name -> folder
     functions = set()
+    member_count = {}  # member name -> how many members in ImageCore have it
+    added = {}  # member name -> folder of the extension that adds it
+    initialisers = {}  # (type, first label) -> folder of the extension that adds it
     for path, folder, code in files:
         if folder not in layer_of:
             print(f"check-layers: {os.path.relpath(path, ROOT)}: folder {folder} is in no layer", file=sys.stderr)
             return 1
-        for line in code.split("\n"):
-            match = DECLARATION.match(line)  # column 0 only: top-level declarations
-            if match:
-                declared.setdefault(match.group(2), folder)
-                if match.group(1) == "func":
-                    functions.add(match.group(2))
+        extended = None
+        for _, line, depth in with_depth(code):
+            if depth == 0:
+                extension = EXTENSION.match(line)
+                extended = extension.group(1) if extension else None
+                match = DECLARATION.match(line)
+                if match and not extension:
+                    declared.setdefault(match.group(2), folder)
+                    if match.group(1) == "func":
+                        functions.add(match.group(2))
+                continue
+            member = MEMBER.match(line)
+            if not member:
+                continue
+            kind, name, label = member.group(1), member.group(2), member.group(4)
+            if kind == "init":
+                if extended and depth == 1 and label:
+                    initialisers[(extended, label)] = folder
+            elif name:
+                member_count[name] = member_count.get(name, 0) + 1
+                if extended and depth == 1:
+                    added[name] = (folder, extended)
+    # A member name shared with another member is not followed: which one a
+    # use means is the type checker's to say.
+    # Nor is a member added to a type from outside ImageCore (`Array`): the
+    # standard library's members share its names.
+    added = {
+        name: folder for name, (folder, type_) in added.items() if member_count[name] == 1 and type_ in declared
+    }
+    member_use = re.compile(r"\.(" + "|".join(map(re.escape, sorted(added))) + r")\b") if added else None
+    initialiser_use = [
+        (re.compile(r"\b" + re.escape(type_) + r"(?:\.init)?\s*\(\s*" + re.escape(label) + r"\s*:"), folder, f"{type_}(" + label + ":")
+        for (type_, label), folder in initialisers.items()
+    ]
 
     edges = {}  # (from, to) -> first "file:line: name"
     for path, folder, code in files:
-        for number, line in enumerate(code.split("\n"), 1):
+        for number, line, _ in with_depth(code):
             extended = EXTENSION.match(line)
-            names = [extended.group(1)] if extended else []
+            names = [(extended.group(1), declared.get(extended.group(1)))] if extended else []
             for used in IDENTIFIER.finditer(line):
                 # A function's name as a label or a member's declaration is not a use.
                 if used.group(1) in functions and (used.group("label") or line[: used.start()].endswith("func ")):
                     continue
-                names.append(used.group(1))
-            for name in names:
-                target = declared.get(name)
+                names.append((used.group(1), declared.get(used.group(1))))
+            if member_use and not MEMBER.match(line):
+                names += [("." + used.group(1), added[used.group(1)]) for used in member_use.finditer(line)]
+            for pattern, target, name in initialiser_use:
+                if pattern.search(line):
+                    names.append((name, target))
+            for name, target in names:
                 if target and target != folder:
                     where = f"{os.path.relpath(path, ROOT)}:{number}: {name}"
                     edges.setdefault((folder, target), where)
+
+    misplaced = []
+    for path, folder, code in files:
+        for number, libraries, name in c_uses(path, code):
+            if libraries is None or not any(folder in OWNERS[library] for library in libraries):
+                owners = sorted({owner for library in libraries or [] for owner in OWNERS[library]})
+                owner = f"owned by {', '.join(owners)}" if owners else "no library of a folder's"
+                where = f"{os.path.relpath(path, ROOT)}:{number}: {name}"
+                misplaced.append(f"check-layers: C in {folder} ({owner}) at {where}")
 
     if "--edges" in sys.argv:
         for (source, target), where in sorted(edges.items()):
@@ -135,7 +272,9 @@ def main():
     for source, target, where in wrong:
         kind = "peers" if layer_of[source] == layer_of[target] else "upward"
         print(f"check-layers: {source} -> {target} ({kind}) at {where}", file=sys.stderr)
-    if wrong:
+    for line in misplaced:
+        print(line, file=sys.stderr)
+    if wrong or misplaced:
         print("check-layers: see the allowed edges in docs/ARCHITECTURE.md and scripts/check-layers.py", file=sys.stderr)
         return 1
     return 0
