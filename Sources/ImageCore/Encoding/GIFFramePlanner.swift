@@ -142,24 +142,22 @@ struct GIFFramePlanner {
 
     // MARK: - Pixels
 
-    /// A pixel's planned content: a colour of the palette, or `keep`, and
-    /// how far what the viewer will show is from the pixel.
-    private struct Decision {
+    /// A pixel further than `visibleDistance` from what the viewer will show.
+    private struct VisiblyOff {
         var position: Int
-        var index: UInt16
         var distance: Int
         var target: UInt32
     }
 
+    /// A frame's pixels as planned, over the whole canvas.
     private struct Decided {
-        /// Pixels to draw or judged against the table (unchanged ones are left out).
-        var decisions: [Decision] = []
-        /// Indices into `decisions` of pixels further than `visibleDistance`.
-        var visible: [Int] = []
+        /// Per pixel: a colour of the palette, or `keep`.
+        var drawn: [UInt16]
+        var visiblyOff: [VisiblyOff] = []
     }
 
     private mutating func decide(_ pixels: [UInt8], palette: Int, cleared: PixelRect) -> Decided {
-        var decided = Decided()
+        var decided = Decided(drawn: [UInt16](repeating: Self.keep, count: width * height))
         var nearest = NearestColour(palettes[palette].colours)
         let unchangedAllowed = previousTarget.count == pixels.count && frames.last?.palette == palette
         let visible = Self.visibleDistance * Self.visibleDistance
@@ -184,9 +182,11 @@ struct GIFFramePlanner {
                             let kept = NearestColour.distance(shown & 0xFF_FFFF, target)
                             if kept <= distance { (index, distance) = (Self.keep, kept) }
                         }
-                        if distance > visible { decided.visible.append(decided.decisions.count) }
-                        decided.decisions.append(
-                            Decision(position: position, index: index, distance: distance, target: target))
+                        decided.drawn[position] = index
+                        if distance > visible {
+                            decided.visiblyOff.append(
+                                VisiblyOff(position: position, distance: distance, target: target))
+                        }
                     }
                 }
             }
@@ -198,32 +198,31 @@ struct GIFFramePlanner {
     /// any pixel is visibly off and the table has room (a slot stays free
     /// for the transparent index).
     private mutating func addColours(for decided: inout Decided, palette: Int) {
+        guard !decided.visiblyOff.isEmpty else { return }
         let visible = Self.visibleDistance * Self.visibleDistance
-        var open = decided.visible
-        guard !open.isEmpty else { return }
         // Colours this frame starts to use count against the room too.
         var newlyUsed = Set<UInt16>()
-        for decision in decided.decisions
-        where decision.index != Self.keep && palettes[palette].uses[Int(decision.index)] == 0 {
-            newlyUsed.insert(decision.index)
+        for index in decided.drawn where index != Self.keep && palettes[palette].uses[Int(index)] == 0 {
+            newlyUsed.insert(index)
         }
         var added = 0
-        while !open.isEmpty, palettes[palette].usedCount + newlyUsed.count + added + 1 < 256 {
-            guard let worst = open.max(by: { decided.decisions[$0].distance < decided.decisions[$1].distance })
-            else { break }
-            let colour = decided.decisions[worst].target
+        var open = decided.visiblyOff
+        while let worst = open.indices.max(by: { open[$0].distance < open[$1].distance }),
+            palettes[palette].usedCount + newlyUsed.count + added + 1 < 256
+        {
+            let colour = open[worst].target
             palettes[palette].colours.append(colour)
             palettes[palette].uses.append(0)
             added += 1
             let index = UInt16(palettes[palette].colours.count - 1)
-            open.removeAll { item in
-                let distance = NearestColour.distance(colour, decided.decisions[item].target)
-                if distance < decided.decisions[item].distance {
-                    decided.decisions[item].index = index
-                    decided.decisions[item].distance = distance
+            for item in open.indices {
+                let distance = NearestColour.distance(colour, open[item].target)
+                if distance < open[item].distance {
+                    open[item].distance = distance
+                    decided.drawn[open[item].position] = index
                 }
-                return decided.decisions[item].distance <= visible
             }
+            open.removeAll { $0.distance <= visible }
         }
     }
 
@@ -231,8 +230,11 @@ struct GIFFramePlanner {
     /// viewer's canvas updated.
     private mutating func write(_ decided: Decided, palette: Int, durationMilliseconds: Int) -> Frame {
         var rect = PixelRect.empty
-        for decision in decided.decisions where decision.index != Self.keep {
-            rect = rect.including(x: decision.position % width, y: decision.position / width)
+        for y in 0..<height {
+            let row = y * width
+            guard let first = (0..<width).first(where: { decided.drawn[row + $0] != Self.keep }) else { continue }
+            let last = (first..<width).last { decided.drawn[row + $0] != Self.keep }!
+            rect = rect.union(PixelRect(x: first..<(last + 1), y: y..<(y + 1)))
         }
         // GIF has no empty frame: one transparent pixel holds the duration.
         if rect.isEmpty {
@@ -240,14 +242,17 @@ struct GIFFramePlanner {
                 rect: PixelRect(x: 0..<1, y: 0..<1), indices: [Self.keep], palette: palette,
                 durationMilliseconds: durationMilliseconds)
         }
-        var indices = [UInt16](repeating: Self.keep, count: rect.width * rect.height)
-        for decision in decided.decisions where decision.index != Self.keep {
-            let x = decision.position % width, y = decision.position / width
-            let index = Int(decision.index)
-            indices[(y - rect.y.lowerBound) * rect.width + x - rect.x.lowerBound] = decision.index
-            if palettes[palette].uses[index] == 0 { palettes[palette].usedCount += 1 }
-            palettes[palette].uses[index] += 1
-            displayed[decision.position] = 0xFF00_0000 | palettes[palette].colours[index]
+        var indices = [UInt16]()
+        indices.reserveCapacity(rect.width * rect.height)
+        for y in rect.y {
+            for x in rect.x {
+                let position = y * width + x, index = decided.drawn[position]
+                indices.append(index)
+                guard index != Self.keep else { continue }
+                if palettes[palette].uses[Int(index)] == 0 { palettes[palette].usedCount += 1 }
+                palettes[palette].uses[Int(index)] += 1
+                displayed[position] = 0xFF00_0000 | palettes[palette].colours[Int(index)]
+            }
         }
         return Frame(rect: rect, indices: indices, palette: palette, durationMilliseconds: durationMilliseconds)
     }

@@ -114,6 +114,33 @@ struct AnimatedThumbnailTests {
         #expect(decoded.frames.map(\.pixels) == frames.map(\.pixels))
     }
 
+    @Test func apngFramesHoldWhatChanged() throws {
+        // A 2×2 square stepping right over an opaque grey 16×8 canvas, then one half-transparent step.
+        let width = 16, height = 8
+        let frames = (0..<4).map { step in
+            var pixels = [UInt8](repeating: 0, count: width * height * 4)
+            for pixel in 0..<(width * height) {
+                pixels.replaceSubrange(pixel * 4..<pixel * 4 + 4, with: [90, 90, 90, 255])
+            }
+            for y in 3..<5 {
+                for x in (step * 3)..<(step * 3 + 2) {
+                    pixels.replaceSubrange(
+                        (y * width + x) * 4..<(y * width + x) * 4 + 4, with: [255, 0, 0, step == 3 ? 128 : 255])
+                }
+            }
+            return DecodedImage.Frame(pixels: pixels, durationMilliseconds: 50)
+        }
+        let image = DecodedImage(format: .png, width: width, height: height, frames: frames, loopCount: 0)
+        let bytes = try APNGEncoder.encode(image)
+        let structure = try #require(try APNGStructure.read(bytes))
+        // The first frame whole; then the old and the new square: 5 × 2 pixels.
+        #expect(structure.frames.map(\.width) == [16, 5, 5, 5] && structure.frames.map(\.height) == [8, 2, 2, 2])
+        #expect(structure.frames.map(\.x) == [0, 0, 3, 6] && structure.frames.map(\.y) == [0, 3, 3, 3])
+        // OVER while every changed pixel is opaque; SOURCE for the half-transparent step.
+        #expect(structure.frames.map(\.blendOp) == [0, 1, 1, 0])
+        #expect(try ImageDecoder().decode(bytes, frame: nil).frames.map(\.pixels) == frames.map(\.pixels))
+    }
+
     @Test func changedRectangleIsTheSmallestHoldingEveryDifference() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<200 {
