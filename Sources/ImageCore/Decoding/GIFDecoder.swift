@@ -116,18 +116,19 @@ final class GIFFile {
     /// Reads a frame's palette indices in row order, undoing interlacing.
     /// The corresponding C function is `DGifGetLine`.
     private func readIndices(width: Int, height: Int, interlaced: Bool) throws -> [UInt8] {
-        var indices = [UInt8](repeating: 0, count: width * height)
         let rows: [Int] =
             interlaced
             ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: height, by: step))
             }
             : Array(0..<height)
-        try indices.withUnsafeMutableBufferPointer { buffer in
+        // Every row is written by giflib before the array is used: no zeros first.
+        return try [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
             for row in rows {
-                try check(DGifGetLine(gif, buffer.baseAddress! + row * width, Int32(width)))
+                try check(DGifGetLine(gif, base + row * width, Int32(width)))
             }
+            count = width * height
         }
-        return indices
     }
 
     /// Skips a frame's LZW data without decoding it. The corresponding C

@@ -38,16 +38,22 @@ struct GIFFramePlanner {
         var colours: [UInt32]
         /// How many pixels of the written frames use each colour.
         var uses: [Int]
-        /// The source's colours, to find a local table seen before.
-        let source: [UInt32]
         let isLocal: Bool
         var usedCount = 0
+        /// Kept from frame to frame: most colours of a frame were asked for before.
+        var nearest: NearestColour
 
         init(_ colours: [UInt32], isLocal: Bool) {
             self.colours = colours
             uses = [Int](repeating: 0, count: colours.count)
-            source = colours
             self.isLocal = isLocal
+            nearest = NearestColour(colours)
+        }
+
+        mutating func add(_ colour: UInt32) {
+            colours.append(colour)
+            uses.append(0)
+            nearest = NearestColour(colours)
         }
     }
 
@@ -118,9 +124,11 @@ struct GIFFramePlanner {
     private mutating func clearForTransparency(_ pixels: [UInt8]) -> PixelRect {
         var needed = PixelRect.empty
         for y in 0..<height {
-            for x in 0..<width where pixels[(y * width + x) * 4 + 3] < 128 && displayed[y * width + x] != 0 {
-                needed = needed.including(x: x, y: y)
-            }
+            let row = y * width
+            func mustClear(_ x: Int) -> Bool { pixels[(row + x) * 4 + 3] < 128 && displayed[row + x] != 0 }
+            guard let first = (0..<width).first(where: mustClear) else { continue }
+            let last = (first..<width).last(where: mustClear)!
+            needed = needed.union(PixelRect(x: first..<(last + 1), y: y..<(y + 1)))
         }
         guard !needed.isEmpty, var last = frames.popLast() else { return .empty }
         let grown = last.rect.union(needed)
@@ -157,41 +165,51 @@ struct GIFFramePlanner {
     }
 
     private mutating func decide(_ pixels: [UInt8], palette: Int, cleared: PixelRect) -> Decided {
-        var decided = Decided(drawn: [UInt16](repeating: Self.keep, count: width * height))
-        var nearest = NearestColour(palettes[palette].colours)
+        var drawn = [UInt16](repeating: Self.keep, count: width * height)
+        var visiblyOff: [VisiblyOff] = []
+        var nearest = NearestColour([])
+        swap(&nearest, &palettes[palette].nearest)  // no copy of its cache
+        defer { swap(&nearest, &palettes[palette].nearest) }
         let unchangedAllowed = previousTarget.count == pixels.count && frames.last?.palette == palette
         let visible = Self.visibleDistance * Self.visibleDistance
+        let (width, height, keep, displayed) = (self.width, self.height, Self.keep, self.displayed)
         let previous = unchangedAllowed ? previousTarget : []
-        pixels.withUnsafeBytes { pixels in
-            previous.withUnsafeBytes { previous in
-                for y in 0..<height {
-                    for x in 0..<width {
-                        let position = y * width + x, byte = position * 4
-                        guard pixels[byte + 3] >= 128 else { continue }  // already transparent on the canvas
-                        let value = pixels.loadUnaligned(fromByteOffset: byte, as: UInt32.self)
-                        if !previous.isEmpty && !(cleared.x.contains(x) && cleared.y.contains(y))
-                            && previous.loadUnaligned(fromByteOffset: byte, as: UInt32.self) == value
-                        {
-                            continue  // shown as it was decided for the frame before
-                        }
-                        let target =
-                            UInt32(pixels[byte]) << 16 | UInt32(pixels[byte + 1]) << 8 | UInt32(pixels[byte + 2])
-                        var (index, distance) = nearest.find(target)
-                        let shown = displayed[position]
-                        if shown != 0 {
-                            let kept = NearestColour.distance(shown & 0xFF_FFFF, target)
-                            if kept <= distance { (index, distance) = (Self.keep, kept) }
-                        }
-                        decided.drawn[position] = index
-                        if distance > visible {
-                            decided.visiblyOff.append(
-                                VisiblyOff(position: position, distance: distance, target: target))
+        drawn.withUnsafeMutableBufferPointer { drawn in
+            displayed.withUnsafeBufferPointer { displayed in
+                pixels.withUnsafeBytes { pixels in
+                    previous.withUnsafeBytes { previous in
+                        for y in 0..<height {
+                            let inClearedRows = cleared.y.contains(y)
+                            for x in 0..<width {
+                                let position = y * width + x, byte = position * 4
+                                guard pixels[byte + 3] >= 128 else { continue }  // already transparent on the canvas
+                                if !previous.isEmpty && !(inClearedRows && cleared.x.contains(x))
+                                    && previous.loadUnaligned(fromByteOffset: byte, as: UInt32.self)
+                                        == pixels.loadUnaligned(fromByteOffset: byte, as: UInt32.self)
+                                {
+                                    continue  // shown as it was decided for the frame before
+                                }
+                                let target =
+                                    UInt32(pixels[byte]) << 16 | UInt32(pixels[byte + 1]) << 8
+                                    | UInt32(pixels[byte + 2])
+                                var (index, distance) = nearest.find(target)
+                                let shown = displayed[position]
+                                if shown != 0 {
+                                    let kept = NearestColour.distance(shown & 0xFF_FFFF, target)
+                                    if kept <= distance { (index, distance) = (keep, kept) }
+                                }
+                                drawn[position] = index
+                                if distance > visible {
+                                    visiblyOff.append(
+                                        VisiblyOff(position: position, distance: distance, target: target))
+                                }
+                            }
                         }
                     }
                 }
             }
         }
-        return decided
+        return Decided(drawn: drawn, visiblyOff: visiblyOff)
     }
 
     /// Adds the colours of the pixels furthest off, one at a time, while
@@ -211,8 +229,7 @@ struct GIFFramePlanner {
             palettes[palette].usedCount + newlyUsed.count + added + 1 < 256
         {
             let colour = open[worst].target
-            palettes[palette].colours.append(colour)
-            palettes[palette].uses.append(0)
+            palettes[palette].add(colour)
             added += 1
             let index = UInt16(palettes[palette].colours.count - 1)
             for item in open.indices {
@@ -260,22 +277,50 @@ struct GIFFramePlanner {
 
 /// The nearest colour of a table to a colour, by squared Euclidean distance
 /// in RGB, remembered for colours asked before (thumbnails repeat colours).
+/// The table is searched in order of red outward from the colour's own red,
+/// stopping where the red difference alone is further than the best found.
 struct NearestColour {
-    private let colours: [UInt32]
+    /// The table's colours sorted by red, with their indices.
+    private let byRed: [(colour: UInt32, index: UInt16)]
     private var cache: [UInt32: (index: UInt16, distance: Int)] = [:]
 
     init(_ colours: [UInt32]) {
-        self.colours = colours
+        byRed = colours.enumerated().map { ($0.element, UInt16($0.offset)) }.sorted { $0.colour < $1.colour }
     }
 
     mutating func find(_ colour: UInt32) -> (index: UInt16, distance: Int) {
         if let known = cache[colour] { return known }
         var best = (index: UInt16(0), distance: Int.max)
-        for (index, candidate) in colours.enumerated() {
-            let distance = Self.distance(candidate, colour)
-            if distance < best.distance {
-                best = (UInt16(index), distance)
-                if distance == 0 { break }
+        // 0xRRGGBB sorts by red first: the first entry whose colour is not below this one's.
+        var low = 0, high = byRed.count
+        while low < high {
+            let middle = (low + high) / 2
+            if byRed[middle].colour < colour { low = middle + 1 } else { high = middle }
+        }
+        let red = Int(colour >> 16)
+        func consider(_ candidate: Int) {
+            let distance = Self.distance(byRed[candidate].colour, colour)
+            if distance < best.distance || (distance == best.distance && byRed[candidate].index < best.index) {
+                best = (byRed[candidate].index, distance)
+            }
+        }
+        // A direction ends where the red difference alone is further than the best so far
+        // (equal may still tie with a lower index, which wins as in a search in table order).
+        func beyond(_ candidate: Int) -> Bool {
+            let difference = Int(byRed[candidate].colour >> 16) - red
+            return difference * difference > best.distance
+        }
+        var up = low, down = low - 1
+        while true {
+            let goesUp = up < byRed.count && !beyond(up), goesDown = down >= 0 && !beyond(down)
+            guard goesUp || goesDown else { break }
+            if goesUp {
+                consider(up)
+                up += 1
+            }
+            if goesDown {
+                consider(down)
+                down -= 1
             }
         }
         cache[colour] = best

@@ -141,6 +141,24 @@ struct AnimatedThumbnailTests {
         #expect(try ImageDecoder().decode(bytes, frame: nil).frames.map(\.pixels) == frames.map(\.pixels))
     }
 
+    @Test func nearestColourIsTheFirstClosestInTableOrder() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            // Few distinct channel values, so that ties happen.
+            let table = (0..<Int.random(in: 1...256, using: &generator)).map { _ in
+                (0..<3).reduce(UInt32(0)) { value, _ in value << 8 | UInt32([0, 64, 128, 255].randomElement()!) }
+            }
+            var nearest = NearestColour(table)
+            for _ in 0..<50 {
+                let colour = UInt32.random(in: 0...0xFF_FFFF, using: &generator)
+                let distances = table.map { NearestColour.distance($0, colour) }
+                let expected = distances.firstIndex(of: distances.min()!)!
+                let found = nearest.find(colour)
+                #expect(Int(found.index) == expected && found.distance == distances[expected])
+            }
+        }
+    }
+
     @Test func changedRectangleIsTheSmallestHoldingEveryDifference() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<200 {
