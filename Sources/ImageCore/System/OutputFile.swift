@@ -1,29 +1,27 @@
-import ImageCore
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Writes user-requested output files (`fetch -o`, `--output-dir`)
+/// Writes the command line's output files (`fetch -o`, `--output-dir`)
 /// atomically: a temporary file beside the target, then a rename, so a
 /// reader never sees half an image (and a file already holding the bytes
-/// is only touched). A target that exists and is not a
-/// regular file (`/dev/null`, a FIFO, a symbolic link) is written through
-/// instead: renaming over it would replace the device or the link itself.
-/// Failures are `.output` errors ("write error: PATH: reason", exit 23 as
-/// in curl), not cache errors. A bare descriptor rather than an `OpenFile`: `fetch -o` on the
-/// warm-hit path allocates nothing it does not need. For the command line
-/// (package access).
-enum OutputFile {
+/// is only touched). A target that exists and is not a regular file
+/// (`/dev/null`, a FIFO, a symbolic link) is written through instead:
+/// renaming over it would replace the device or the link itself. Failures
+/// are `.output` errors ("write error: PATH: reason", exit 23 as in curl),
+/// not cache errors. Here, with the library's other system calls, for the
+/// executable (`package`): a bare descriptor rather than an `OpenFile`,
+/// because `fetch -o` on the warm-hit path allocates nothing it does not need.
+package enum OutputFile {
     /// A function that writes one piece of output.
-    typealias Writer = (UnsafeRawBufferPointer) throws -> Void
+    package typealias Writer = (UnsafeRawBufferPointer) throws -> Void
 
     /// Writes `bytes` to `path`. A regular file that already holds exactly
     /// these bytes (a script fetching the same image again) only has its
     /// modification time set, as a rewrite would: replacing it would cost
     /// a new file, which on a busy file system is the dearest part of a
     /// warm hit.
-    static func write(_ bytes: [UInt8], to path: String) throws {
+    package static func write(_ bytes: [UInt8], to path: String) throws {
         let existing = status(path)
         if let existing, (existing.st_mode & S_IFMT) == S_IFREG, Int(existing.st_size) == bytes.count,
             (try? POSIXFile.read(path, limit: bytes.count)) == bytes, utimensat(AT_FDCWD, path, nil, 0) == 0
@@ -36,7 +34,7 @@ enum OutputFile {
     /// Writes what `produce` hands to its `write` function piece by piece
     /// (streamed pixels), with the same atomicity: a failure part-way, in
     /// `produce` or in writing, leaves no file behind.
-    static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
+    package static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
         try write(to: path, existing: status(path), producing: produce)
     }
 
@@ -54,7 +52,7 @@ enum OutputFile {
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let temporary = "\(directory)/.imgcache-\(UniqueName.make()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = POSIXFile.retryingInterrupts { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw outputError("cannot create", path, errno) }
         do {
             try produce(writer(fd, path))
@@ -78,13 +76,11 @@ enum OutputFile {
 
     /// Creates `path` and any missing parents (mode 0777 less the umask), as
     /// `wget -P` and `curl --create-dirs` do; an existing directory is fine.
-    static func makeDirectory(_ path: String) throws {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/\(component)"
-            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
-                throw outputError("cannot create directory", prefix, errno)
-            }
+    package static func makeDirectory(_ path: String) throws {
+        do {
+            try POSIXFile.makeDirectories(path, mode: 0o777)
+        } catch let error as ImageCoreError {
+            throw ImageCoreError(.output, error.message)
         }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -104,7 +100,7 @@ enum OutputFile {
     }
 
     /// `name` inside `directory`, with one slash between them however `directory` ends.
-    static func path(_ name: String, in directory: String) -> String {
+    package static func path(_ name: String, in directory: String) -> String {
         var directory = Substring(directory)
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         return directory == "/" ? "/\(name)" : "\(directory)/\(name)"
@@ -119,7 +115,7 @@ enum OutputFile {
     private static func writeThrough(
         to path: String, producing produce: (_ write: @escaping Writer) throws -> Void
     ) throws {
-        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        let fd = POSIXFile.retryingInterrupts { open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) }
         guard fd >= 0 else { throw outputError("cannot open", path, errno) }
         defer { close(fd) }
         try produce(writer(fd, path))
