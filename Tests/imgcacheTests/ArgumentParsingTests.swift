@@ -51,20 +51,6 @@ import Testing
         #expect(ArgumentNormalizer.splitAttachedValues(["fetch", "--", "-j6"]) == ["fetch", "--", "-j6"])
     }
 
-    /// The normalizer's list must follow the definitions: every `-x, --name <value>` of every subcommand.
-    @Test func theShortOptionsTakingAValueMatchTheHelp() throws {
-        var letters: Set<Character> = []
-        for command in IMGCacheCommand.configuration.subcommands {
-            let help = command.helpMessage(columns: 400)
-            let pattern = try NSRegularExpression(
-                pattern: #"^\s+-([A-Za-z]), --[a-z-]+ <"#, options: .anchorsMatchLines)
-            for match in pattern.matches(in: help, range: NSRange(help.startIndex..., in: help)) {
-                letters.insert(Character(String(help[Range(match.range(at: 1), in: help)!])))
-            }
-        }
-        #expect(letters == ArgumentNormalizer.shortOptionsTakingValue)
-    }
-
     // 2. Global options before the subcommand.
 
     @Test func globalOptionsAreAcceptedBeforeTheSubcommand() throws {
@@ -84,22 +70,6 @@ import Testing
             ArgumentNormalizer.normalize(["-q", "help", "fetch"], subcommands: IMGCacheCommand.subcommandNames) == [
                 "help", "fetch",
             ])
-    }
-
-    /// Every global option the definitions declare is one the normalizer moves.
-    @Test func theGlobalOptionListMatchesTheDefinitions() throws {
-        let help = GlobalOptions<IMGCacheCommand.Fetch>.helpMessage(columns: 400)
-        let names = try NSRegularExpression(pattern: #"(?<![\w-])-{1,2}[a-z][a-z-]*"#)
-            .matches(in: help, range: NSRange(help.startIndex..., in: help))
-            .map { String(help[Range($0.range, in: help)!]) }
-            .filter { !["-h", "--help"].contains($0) }
-        let usage = help.split(separator: "\n").prefix { !$0.hasPrefix("OPTIONS") }.joined()
-        for name in names where usage.contains(name) {
-            #expect(
-                ArgumentNormalizer.globalFlags.contains(name)
-                    || ArgumentNormalizer.globalOptionsTakingValue.contains(name),
-                "\(name) is global but ArgumentNormalizer does not move it")
-        }
     }
 
     // 3. Negative numbers and zero sizes.

@@ -31,23 +31,4 @@ import Testing
         ]
         for arguments in refused { #expect(WarmHitPlan(arguments: arguments) == nil, "\(arguments)") }
     }
-
-    /// The plan's options table is the argument parser's, for the options it
-    /// reads: the same names, and a value exactly where the parser takes one.
-    @Test func theOptionsTableIsTheParsersOwn() throws {
-        let help = IMGCacheCommand.Fetch._dumpHelp()
-        let tool = try #require(try JSONSerialization.jsonObject(with: Data(help.utf8)) as? [String: Any])
-        let command = try #require(tool["command"] as? [String: Any])
-        let arguments = try #require(command["arguments"] as? [[String: Any]])
-        var parsed: [Set<String>: Bool] = [:]
-        for argument in arguments {
-            let names = (argument["names"] as? [[String: String]] ?? []).map { name in
-                (name["kind"] == "short" ? "-" : "--") + (name["name"] ?? "")
-            }
-            parsed[Set(names)] = argument["kind"] as? String == "option"
-        }
-        for option in WarmHitPlan.options {
-            #expect(parsed[Set(option.names)] == option.takesValue, "\(option.names)")
-        }
-    }
 }

@@ -11,8 +11,10 @@
 /// declared `parsing: .unconditional`, so, as with getopt, an option that
 /// takes a value takes the next word whatever it looks like.
 enum ArgumentNormalizer {
-    /// The short options, of any subcommand, that take a value. A test
-    /// checks this against every subcommand's help.
+    /// The short options, of any subcommand, that take a value. These tables
+    /// are read before the parser is (and on the warm hit, which never loads
+    /// it); `OptionTablesTests` proves each equal to the parser's own
+    /// definitions (its ToolInfo), not to its help text.
     static let shortOptionsTakingValue: Set<Character> = ["j", "o", "H", "u"]
 
     /// The global options that take a value (as `--name value` or `--name=value`).

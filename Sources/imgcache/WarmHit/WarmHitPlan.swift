@@ -14,8 +14,9 @@ struct WarmHitPlan: Equatable {
     var noProgress = false
 
     /// The options the plan reads, each with every name the argument parser
-    /// gives it for `fetch` and whether it takes a value (`WarmHitPlanTests`
-    /// proves this table equal to the parser's definitions).
+    /// gives it for `fetch` and whether it takes a value. A table here, not
+    /// the parser's, which the warm hit never loads; `OptionTablesTests`
+    /// proves it equal to the parser's definitions (its ToolInfo).
     static let options: [(names: [String], takesValue: Bool)] = [
         (["-o", "--output"], true), (["--cache-dir"], true), (["-q", "--quiet"], false),
         (["-v", "--verbose"], false), (["--no-progress"], false),
