@@ -10,7 +10,7 @@ extension ImageManager {
     func answerFromCache(_ request: inout ImageRequest) -> ImageResponse? {
         switch try? lookup.look(request, key: key(for: request.url), .hitsOnly) {
         case .hit(let found):
-            lookup.remember(Rendition(response: found), request)
+            lookup.remember(RenderedResponse(response: found), request)
             return found
         case .miss:
             request.diskMissed = true

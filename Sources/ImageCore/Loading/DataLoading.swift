@@ -27,7 +27,7 @@ public struct DownloadResponse: Sendable {
 ///
 /// Thread safety: implementations may be called from any task concurrently;
 /// each call is one transfer (coalescing of identical requests is the
-/// caller's business, see `ImageManager`). `cancelAll` may be called from
+/// caller's business: `NetworkFetch`'s in-flight loads, `InflightLoads`). `cancelAll` may be called from
 /// any thread at any time, `close` once, when no download is running.
 public protocol DataLoading: Sendable {
     /// Downloads `request`'s URL into a temporary file. Throws

@@ -151,7 +151,7 @@ struct Lookup: Sendable {
     /// this process or was just decoded (not when a stored variant answered).
     /// A picked frame or a thumbnail is not the whole image, so only the
     /// full decode is kept; encoded bytes are not kept.
-    func remember(_ rendition: Rendition, _ request: ImageRequest) {
+    func remember(_ rendition: RenderedResponse, _ request: ImageRequest) {
         let response = rendition.response
         guard !rendition.fromStoredVariant, response.source != .memory || rendition.decoded else { return }
         let partial = request.frame != nil || request.scale != nil || rendition.partialPixels

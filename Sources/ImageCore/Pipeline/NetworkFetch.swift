@@ -65,7 +65,7 @@ final class NetworkFetch: Sendable {
     }
 
     /// The image from the network, once per key however many callers wait:
-    /// admitted (`Admission.swift`), fetched, and on failure served stale or
+    /// admitted (`NetworkFetch+Admission.swift`), fetched, and on failure served stale or
     /// remembered as failed. `stale` is the lookup's stale entry, if any.
     func load(_ request: ImageRequest, key: CacheKey, stale: CachedData?) async throws -> ImageResponse {
         let requestDigest = try admit(request, key: key)

@@ -91,7 +91,7 @@ final class RemoteCache: Sendable {
 
     /// The first verified entry for `key` among the storages that have not
     /// failed; nil if none has one. `inspect` is the check a download gets
-    /// (sniff, header against the limits, structure to the end: `ImageManager.verify`).
+    /// (sniff, header against the limits, structure to the end: `Verification`).
     func lookup(
         _ key: CacheKey, url: String, maxBytes: Int,
         inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo

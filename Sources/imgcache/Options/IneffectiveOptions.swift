@@ -16,7 +16,7 @@ extension IMGCacheCommand.Fetch {
             }
         }
         if noOrient && !needsPixels { throw ValidationError("--no-orient needs --decode, --encode or --thumbnail") }
-        if colorspace != nil && !needsPixels {
+        if askedColourSpace != nil && !needsPixels {
             throw ValidationError("--colorspace needs --decode, --encode or --thumbnail")
         }
         try download.refuseOptionsWithoutEffect()

@@ -67,10 +67,12 @@ extension IMGCacheCommand {
         var quality: Int?
 
         @Option(
+            name: .customLong("colorspace"),
             help: ArgumentHelp(
                 "srgb: convert pixels to sRGB through the image's ICC profile (Little CMS), no profile written; original: keep the stored values and, in encoded output, the profile. Default srgb for --decode, original otherwise.",
                 valueName: "space"))
-        var colorspace: ColourSpace?
+        /// `--colorspace` as given; `colourSpace` is what applies.
+        var askedColourSpace: ColourSpace?
 
         @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
         var noOrient = false
@@ -140,7 +142,7 @@ extension IMGCacheCommand.Fetch {
 
     /// `--colorspace`, or its default: sRGB for `--decode`, the original
     /// (profile kept) for encoded output.
-    var colourSpace: ColourSpace { colorspace ?? (decode != nil ? .srgb : .original) }
+    var colourSpace: ColourSpace { askedColourSpace ?? (decode != nil ? .srgb : .original) }
 
     /// Whether the output needs decoded pixels.
     var needsPixels: Bool { rendition.needsPixels }

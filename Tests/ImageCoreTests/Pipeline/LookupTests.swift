@@ -38,7 +38,7 @@ import Testing
         let stored = try fixture.storeEntry(url)
         let lookup = fixture.lookup()
         let response = ImageResponse(disk: stored, ImageRequest(url: url), CacheKey(url))
-        lookup.remember(Rendition(response: response), ImageRequest(url: url))
+        lookup.remember(RenderedResponse(response: response), ImageRequest(url: url))
         try fixture.disk.remove(CacheKey(url))
         guard case .hit(let found) = try lookup.look(ImageRequest(url: url), key: CacheKey(url), .hitsOnly) else {
             Issue.record("expected a memory hit")
@@ -131,7 +131,7 @@ import Testing
             Issue.record("expected undecided")
             return
         }
-        lookup.remember(Rendition(response: ImageResponse(disk: stored, small, CacheKey(url))), small)
+        lookup.remember(RenderedResponse(response: ImageResponse(disk: stored, small, CacheKey(url))), small)
         guard case .undecided = try lookup.look(small, key: CacheKey(url), .hitsOnly) else {
             Issue.record("expected undecided from memory too")
             return

@@ -8,14 +8,14 @@ struct Renderer: Sendable {
     let events: EventLog
 
     /// Decodes and encodes `response` as `request` asks.
-    func render(_ response: ImageResponse, _ request: ImageRequest) async throws -> Rendition {
+    func render(_ response: ImageResponse, _ request: ImageRequest) async throws -> RenderedResponse {
         guard let encoding = request.encoding else { return try await decoded(response, request) }
         let format = encoding.resolved(for: response.info.format)
         if let name = request.variantName, let entry = response.entry,
             let bytes = disk.variant(of: entry, key: response.key, transform: name)
         {
             events.emit("variant from disk (\(name)): \(request.url)")
-            var rendition = Rendition(response: response, fromStoredVariant: true)
+            var rendition = RenderedResponse(response: response, fromStoredVariant: true)
             rendition.response.encoded = (bytes, format)
             return rendition
         }
@@ -43,16 +43,16 @@ struct Renderer: Sendable {
     /// Pixels decoded with settings other than the decoder's own (the
     /// request's rendition) are, like a frame or a thumbnail, not the image
     /// a response from memory holds: decoded anew, and not remembered.
-    private func decoded(_ response: ImageResponse, _ request: ImageRequest) async throws -> Rendition {
+    private func decoded(_ response: ImageResponse, _ request: ImageRequest) async throws -> RenderedResponse {
         let decoder = self.decoder(for: request)
         let partial = Self.isPartial(request, decoder: self.decoder)
         let needsDecoding = (request.decodesPixels || request.encoding != nil) && (response.image == nil || partial)
-        guard needsDecoding else { return Rendition(response: response) }
+        guard needsDecoding else { return RenderedResponse(response: response) }
         let bytes = response.bytes
         let (frame, scale) = (request.frame, request.scale)
         let image = try await runInBackground { try decoder.decode(bytes, frame: frame, scale: scale) }
         if scale != nil { events.emit("scaled to \(image.width)×\(image.height): \(request.url)") }
-        var rendition = Rendition(response: response, decoded: true, partialPixels: partial)
+        var rendition = RenderedResponse(response: response, decoded: true, partialPixels: partial)
         rendition.response.image = image
         return rendition
     }
@@ -74,7 +74,7 @@ struct Renderer: Sendable {
 }
 
 /// A response ready for the caller, and how it was made.
-struct Rendition {
+struct RenderedResponse {
     var response: ImageResponse
     /// Pixels were decoded for this request.
     var decoded = false
