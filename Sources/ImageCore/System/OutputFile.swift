@@ -24,7 +24,8 @@ package enum OutputFile {
     package static func write(_ bytes: [UInt8], to path: String) throws {
         let existing = status(path)
         if let existing, (existing.st_mode & S_IFMT) == S_IFREG, Int(existing.st_size) == bytes.count,
-            (try? POSIXFile.read(path, limit: bytes.count)) == bytes, utimensat(AT_FDCWD, path, nil, 0) == 0
+            let held = try? POSIXFile.read(path, limit: bytes.count), same(held, bytes),
+            utimensat(AT_FDCWD, path, nil, 0) == 0
         {
             return
         }
@@ -36,6 +37,18 @@ package enum OutputFile {
     /// `produce` or in writing, leaves no file behind.
     package static func write(to path: String, producing produce: (_ write: @escaping Writer) throws -> Void) throws {
         try write(to: path, existing: status(path), producing: produce)
+    }
+
+    /// Whether two byte arrays are equal, by `memcmp`: `Array.==` compares
+    /// element by element, 7 instructions a byte, 0.6 M for a 90 KB image
+    /// (callgrind), a tenth of a warm hit's whole run.
+    private static func same(_ one: [UInt8], _ other: [UInt8]) -> Bool {
+        one.count == other.count
+            && one.withUnsafeBytes { first in
+                other.withUnsafeBytes { second in
+                    first.isEmpty || memcmp(first.baseAddress!, second.baseAddress!, first.count) == 0
+                }
+            }
     }
 
     /// What `lstat` says of `path`; nil if nothing is there.
