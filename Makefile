@@ -67,8 +67,9 @@ man-lint:
 demo: build
 	@sh scripts/demo.sh "$(BUILD_DIR)/imgcache"
 
-# The tools `make bench` compares against, and the server it runs.
-BENCH_PACKAGES = nginx-light aria2 wget wget2 imagemagick libvips-tools time
+# The tools `make bench` compares against, the server it runs, and what counts
+# instructions and system calls (scripts/bench-counts.sh).
+BENCH_PACKAGES = nginx-light aria2 wget wget2 imagemagick libvips-tools time valgrind strace binutils
 
 bench: build
 	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

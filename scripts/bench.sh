@@ -381,6 +381,15 @@ bash "$HERE/scripts/bench-anim.sh" "$IMGCACHE" > "$WORK/anim.out"
 grep '^| 16' "$WORK/anim.out" >> "$ROWS" || true
 ANIM_GOALS=$(grep '^GOAL|' "$WORK/anim.out" || true)
 
+# ---- 17–19. (issue 34) A warm hit and --version against cat and curl file://, a 20 MP thumbnail against
+# djpeg -scale 1/4, a cold prefetch's system calls and instructions per URL against curl -Z: counts
+# beside times (scripts/bench-counts.sh, which also runs alone, row by row: `bash scripts/bench-counts.sh
+# .build/release/imgcache warm`).
+say "17–19. counts: warm hit, thumbnail, cold URLs"
+bash "$HERE/scripts/bench-counts.sh" "$IMGCACHE" > "$WORK/counts.out"
+grep -E '^\| (17|18|19) ' "$WORK/counts.out" >> "$ROWS" || true
+COUNT_GOALS=$(grep '^GOAL|' "$WORK/counts.out" || true)
+
 # ---- 14–15. (issue 25) Slow origins (nginx limit_rate) and polite warming: scripts/bench-slow.sh,
 # which also runs alone (`bash scripts/bench-slow.sh .build/release/imgcache`).
 say "14–15. slow origins, --limit-rate, --rate"
@@ -427,6 +436,9 @@ done <<< "$FLEET_GOALS"
 while IFS='|' read -r _ name value limit note; do
 	[ -n "$name" ] && goal "$name (issue 34)" "$value" "$limit" "$note"
 done <<< "$ANIM_GOALS"
+while IFS='|' read -r _ name value limit note; do
+	[ -n "$name" ] && goal "$name" "$value" "$limit" "$note"
+done <<< "$COUNT_GOALS"
 goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEGIN { printf "%.1f", k / 1024 }')" 24 "absolute, not a ratio"
 
 {

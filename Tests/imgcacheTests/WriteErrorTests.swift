@@ -37,7 +37,6 @@ struct WriteErrorTests: CommandSuite {
             ["fetch", "--path", url], ["fetch", "-o", "-", url], ["fetch", url, server.url("/b.png")],
             ["stat"], ["stat", "--json"], ["stat", url], ["stat", "--json", url],
             ["clean"], ["clean", "--json"], ["clean", "--dry-run"],
-            ["--version"], ["--help"], ["--generate-completion-script", "bash"],
         ]
         for arguments in cases {
             let result = try runIntoFull(arguments)
