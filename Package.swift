@@ -28,18 +28,20 @@ let package = Package(
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
         // Links only Nettle (nettle-dev), for SHA-256: a warm hit names its
         // file with it. Statically (-l:libnettle.a): as a shared library its
         // load and 465 symbol bindings cost every start more than the three
         // functions used. xxHash (libxxhash-dev) is header-only; every other
         // C library is loaded on first use (library_loader.h).
         .target(
-            name: "CImageCoreShims", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CWebP", "CHiredis", "CAVIF"],
+            name: "CImageCoreShims",
+            dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CWebP", "CHiredis", "CAVIF", "CJXL"],
             linkerSettings: [.linkedLibrary(":libnettle.a")]),
         .target(
             name: "ImageCore",
             dependencies: [
-                "CCurl", "CPNG", "CGIF", "CWebP", "CAVIF", "CImageCoreShims", "CHiredis",
+                "CCurl", "CPNG", "CGIF", "CWebP", "CAVIF", "CJXL", "CImageCoreShims", "CHiredis",
             ],
             swiftSettings: strictSwift
         ),

@@ -54,6 +54,7 @@ public enum ImageInputs {
         case .gif: try GIFDecoder(limits: limits).inspect(bytes)
         case .webp: try WebPDecoder(limits: limits).inspect(bytes)
         case .avif: try AVIFDecoder(limits: limits).inspect(bytes)
+        case .jxl: try JXLDecoder(limits: limits).inspect(bytes)
         }
     }
 
@@ -66,6 +67,7 @@ public enum ImageInputs {
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes)
         case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
+        case .jxl: image = try JXLDecoder(limits: limits).decode(bytes)
         }
         for frame in image.frames {
             precondition(frame.pixels.count == image.width * image.height * 4, "frame size mismatch")

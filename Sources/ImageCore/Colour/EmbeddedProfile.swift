@@ -32,7 +32,8 @@ enum EmbeddedProfile {
         case .png: png(bytes)
         case .webp: webp(bytes)
         case .avif: avif(bytes)
-        case .gif: .none
+        // A JPEG XL's profile is entropy-coded: libjxl reads it (Decoding/JXLColour).
+        case .gif, .jxl: .none
         }
     }
 

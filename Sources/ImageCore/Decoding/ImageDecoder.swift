@@ -34,6 +34,7 @@ public struct ImageDecoder: ImageDecoding {
         case .gif: try GIFDecoder(limits: limits).inspect(bytes)
         case .webp: try WebPDecoder(limits: limits).inspect(bytes)
         case .avif: try AVIFDecoder(limits: limits).inspect(bytes)
+        case .jxl: try JXLDecoder(limits: limits).inspect(bytes)
         }
     }
 
@@ -52,7 +53,7 @@ public struct ImageDecoder: ImageDecoding {
     /// A CMYK or gray profile is used only to convert to sRGB: decoded
     /// pixels are RGB, which such a profile cannot describe in an output.
     func profile(of bytes: [UInt8], format: ImageFormat) -> (rgb: ColourProfile?, cmyk: ColourProfile?) {
-        let found = EmbeddedProfile.read(bytes, format: format)
+        let found = Self.declaredProfile(of: bytes, format: format, as: .pixels)
         if case .ignored(let why) = found { notes.emit("colour: \(why)") }
         guard let profile = found.profile else { return (nil, nil) }
         switch EmbeddedProfile.iccColourSpace(profile) {
@@ -91,7 +92,20 @@ public struct ImageDecoder: ImageDecoding {
 
     /// Header facts without the whole-file checks `inspect` makes before storing.
     private func header(_ bytes: [UInt8], format: ImageFormat) throws -> ImageInfo {
-        format == .png ? try PNGDecoder(limits: limits).header(bytes) : try inspect(bytes)
+        switch format {
+        case .png: try PNGDecoder(limits: limits).header(bytes)
+        case .jxl: try JXLDecoder(limits: limits).header(bytes)
+        default: try inspect(bytes)
+        }
+    }
+
+    /// The colour space `bytes` declare, read from the headers (for a JPEG
+    /// XL, through libjxl: `.pixels` is the space its pixels decode to, which
+    /// for a lossy one can differ from the one `.declared`).
+    static func declaredProfile(of bytes: [UInt8], format: ImageFormat, as target: JXLColour.Target)
+        -> EmbeddedProfile.Found
+    {
+        format == .jxl ? JXLColour.read(bytes, target: target) : EmbeddedProfile.read(bytes, format: format)
     }
 
     /// Every frame of `image` area-averaged down to `size`.
@@ -143,6 +157,7 @@ public struct ImageDecoder: ImageDecoding {
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
         case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
+        case .jxl: image = try JXLDecoder(limits: limits).decode(bytes)
         }
         guard let frame else { return image }
         guard frame < image.frames.count else {

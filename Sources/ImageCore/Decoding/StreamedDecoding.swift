@@ -23,8 +23,9 @@ extension ImageDecoder {
     /// Decodes every frame at full size into `sink` (`channels` 3: RGB, 4:
     /// RGBA). A still image with nothing to turn is streamed as it decodes,
     /// with no full-frame buffer: JPEG scanline by scanline, a PNG (not
-    /// interlaced) row by row, a WebP by libwebp's incremental decoder. A GIF,
-    /// APNG, animated WebP or AVIF is decoded frame by frame, each frame
+    /// interlaced) row by row, a WebP by libwebp's incremental decoder, a JPEG
+    /// XL by libjxl's image-out callback (in bands of rows). A GIF, APNG,
+    /// animated WebP or JPEG XL, or an AVIF, is decoded frame by frame, each frame
     /// written before the next is read. Anything else (an interlaced PNG, a
     /// JPEG, WebP or AVIF to turn upright) is decoded whole first.
     ///
@@ -71,6 +72,13 @@ extension ImageDecoder {
             var frames = FramesAsRows(sink, channels: channels)
             defer { sink = frames.rows }
             return try GIFDecoder(limits: limits).decode(bytes, into: &frames)
+        case .supported(.jxl):
+            // libjxl turns the image upright itself: always streamed.
+            let decoder = JXLDecoder(limits: limits)
+            if try decoder.stream(bytes, channels: channels, to: &sink) { return }
+            var frames = FramesAsRows(sink, channels: channels)
+            defer { sink = frames.rows }
+            return try decoder.decode(bytes, into: &frames)
         case .supported(.webp):
             let decoder = WebPDecoder(limits: limits)
             if appliesOrientation, try decoder.inspect(bytes).orientation != 1 { break }

@@ -1,9 +1,9 @@
 /// Encodes `image`: every frame, its duration and the loop count when it is
 /// an animation and `format` can hold one (WebP through `WebPAnimEncoder`,
-/// PNG as APNG, GIF, AVIF as an image sequence); JPEG gets the first frame.
-/// `quality` (1–100) applies to JPEG, WebP and AVIF; WebP without a quality
-/// is lossless. The image's ICC profile (`colour`) is embedded byte for
-/// byte (JPEG, PNG, WebP, AVIF; GIF has no place for one); a colour space
+/// PNG as APNG, GIF, AVIF as an image sequence, JPEG XL); JPEG gets the first frame.
+/// `quality` (1–100) applies to JPEG, WebP, AVIF and JPEG XL; WebP without a
+/// quality is lossless, JPEG XL at 100 too. The image's ICC profile (`colour`)
+/// is embedded byte for byte (JPEG, PNG, WebP, AVIF, JPEG XL; GIF has no place for one); a colour space
 /// given by numbers becomes AVIF's nclx, or an ICC profile made by Little CMS. Throws `.image`
 /// if the output would break `limits`.
 public func encode(
@@ -15,7 +15,7 @@ public func encode(
     if let icc = colour.icc { return try ProfileEmbedding.embed(icc, in: bytes, format: format) }
     // Primaries and transfer as numbers: an AVIF keeps them as nclx; JPEG,
     // PNG and WebP get an ICC profile made from them.
-    guard format != .avif, format != .gif, let primaries = colour.primaries,
+    guard format != .avif, format != .gif, format != .jxl, let primaries = colour.primaries,
         let icc = try? ColourTransform.iccProfile(for: primaries)
     else { return bytes }
     return try ProfileEmbedding.embed(icc, in: bytes, format: format)
@@ -42,5 +42,6 @@ private func encodePixels(
                     format: image.format, width: image.width,
                     height: image.height, frames: [image.frames[0]]))
     case .avif: return try AVIFEncoder.encode(image, quality: quality)
+    case .jxl: return try JXLEncoder.encode(image, quality: quality)
     }
 }

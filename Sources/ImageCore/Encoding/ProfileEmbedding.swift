@@ -4,7 +4,7 @@ internal import CWebP
 /// Puts an image's ICC profile, byte for byte, into an encoded file: JPEG
 /// `APP2 ICC_PROFILE` segments, PNG (and APNG) `iCCP`, WebP `ICCP` through
 /// WebPMux (stills and animations alike). AVIF gets its `colr` from the
-/// encoder (`AVIFEncoder`). Nothing else of the source's metadata is ever
+/// encoder (`AVIFEncoder`), JPEG XL its profile from libjxl (`JXLEncoder`). Nothing else of the source's metadata is ever
 /// written: the encoders start from pixels.
 enum ProfileEmbedding {
     /// Profile bytes per JPEG APP2 segment: 65 535 less the length field
@@ -17,7 +17,7 @@ enum ProfileEmbedding {
         case .jpeg: try jpeg(icc, in: bytes)
         case .png: try png(icc, in: bytes)
         case .webp: try webp(icc, in: bytes)
-        case .gif, .avif: bytes
+        case .gif, .avif, .jxl: bytes
         }
     }
 

@@ -1,7 +1,7 @@
 /// An image format, as sniffed from the first bytes of a file. The URL's
 /// extension and the Content-Type header are never consulted.
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, gif, webp, avif
+    case jpeg, png, gif, webp, avif, jxl
 
     /// The conventional file name extension, used for cache files and `--output-dir`.
     public var fileExtension: String {
@@ -11,6 +11,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .gif: "gif"
         case .webp: "webp"
         case .avif: "avif"
+        case .jxl: "jxl"
         }
     }
 
@@ -18,7 +19,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public enum Sniffed: Equatable, Sendable {
         /// One of the supported formats.
         case supported(ImageFormat)
-        /// A recognised image format imgcache cannot decode (TIFF, BMP, HEIF, JPEG XL).
+        /// A recognised image format imgcache cannot decode (TIFF, BMP, HEIF).
         case unsupported(String)
         /// Not an image (HTML, text, empty, or unknown bytes).
         case notAnImage(String)
@@ -47,7 +48,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
         // JPEG XL: a bare codestream, or the ISO-BMFF container's signature box.
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
-            return .unsupported("JPEG XL")
+            return .supported(.jxl)
         }
         if head.isEmpty { return .notAnImage("empty body") }
         return .notAnImage(describeNonImage(head))

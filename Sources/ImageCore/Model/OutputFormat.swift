@@ -10,13 +10,13 @@ public enum OutputFormat: Sendable, Hashable {
 
     /// Image encodings: what `--encode` takes.
     public enum Encoding: String, Sendable, CaseIterable {
-        case jpeg, png, webp, gif, avif
+        case jpeg, png, webp, gif, avif, jxl
 
         /// Whether the format can hold an animation (PNG as APNG).
         public var isAnimatable: Bool { self != .jpeg }
 
         /// The encoding that keeps an image first stored as `format`: each
-        /// format stays itself (an APNG stays APNG, an AVIF sequence AVIF).
+        /// format stays itself (an APNG stays APNG, an AVIF sequence AVIF, a JPEG XL JPEG XL).
         public static func matching(_ format: ImageFormat) -> Encoding {
             switch format {
             case .jpeg: .jpeg
@@ -24,6 +24,7 @@ public enum OutputFormat: Sendable, Hashable {
             case .gif: .gif
             case .webp: .webp
             case .avif: .avif
+            case .jxl: .jxl
             }
         }
     }

@@ -30,8 +30,8 @@ public struct ImageResponse: Sendable {
     /// description ("Adobe RGB (1998)"), or e.g. "nclx BT.2020 PQ" for an
     /// AVIF; nil for none (sRGB), a damaged one, or a response without its
     /// bytes. Read from the headers alone: nothing is decoded, Little CMS is
-    /// not loaded.
+    /// not loaded (a JPEG XL's through libjxl, which loads it).
     public var colourProfileName: String? {
-        bytes.isEmpty ? nil : EmbeddedProfile.read(bytes, format: info.format).profile?.name
+        bytes.isEmpty ? nil : ImageDecoder.declaredProfile(of: bytes, format: info.format, as: .declared).profile?.name
     }
 }
