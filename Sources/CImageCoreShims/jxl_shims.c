@@ -61,6 +61,34 @@ static struct {
     JxlEncoderError (*encoder_get_error)(JxlEncoder *);
 } api;
 
+// Why: Debian's libjxl 0.7 is built to print each internal failure on stderr
+// ("JXL_FAILURE: ANS decode final state failed"), several lines for one
+// corrupt file, where the man page promises one line naming the URL. While
+// libjxl decodes or encodes, its stdio stderr points at /dev/null. imgcache
+// writes its own messages to file descriptor 2 directly, never through
+// stdio, and sanitizers do too; another C library's stdio message printed in
+// that window would be dropped as well. A count, so that overlapping calls
+// on several threads restore stderr only when the last one returns.
+static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
+static int quiet_depth;
+static FILE *quiet_saved;
+static FILE *quiet_null;
+
+static void quiet_begin(void) {
+    pthread_mutex_lock(&quiet_lock);
+    if (quiet_depth++ == 0 && quiet_null) {
+        quiet_saved = stderr;
+        stderr = quiet_null;
+    }
+    pthread_mutex_unlock(&quiet_lock);
+}
+
+static void quiet_end(void) {
+    pthread_mutex_lock(&quiet_lock);
+    if (--quiet_depth == 0 && quiet_null) stderr = quiet_saved;
+    pthread_mutex_unlock(&quiet_lock);
+}
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[256];
 static int load_status = -1;
@@ -81,6 +109,7 @@ static void load(void) {
                  JPEGXL_MINOR_VERSION, dlerror());
         return;
     }
+    quiet_null = fopen("/dev/null", "w");
     RESOLVE(decoder_create, "JxlDecoderCreate");
     RESOLVE(decoder_destroy, "JxlDecoderDestroy");
     RESOLVE(decoder_subscribe_events, "JxlDecoderSubscribeEvents");
@@ -135,7 +164,12 @@ JxlDecoderStatus imgcache_jxl_decoder_set_input(JxlDecoder *decoder, const uint8
     return api.decoder_set_input(decoder, data, size);
 }
 void imgcache_jxl_decoder_close_input(JxlDecoder *decoder) { api.decoder_close_input(decoder); }
-JxlDecoderStatus imgcache_jxl_decoder_process_input(JxlDecoder *decoder) { return api.decoder_process_input(decoder); }
+JxlDecoderStatus imgcache_jxl_decoder_process_input(JxlDecoder *decoder) {
+    quiet_begin();
+    JxlDecoderStatus status = api.decoder_process_input(decoder);
+    quiet_end();
+    return status;
+}
 JxlDecoderStatus imgcache_jxl_decoder_get_basic_info(const JxlDecoder *decoder, JxlBasicInfo *info) {
     return api.decoder_get_basic_info(decoder, info);
 }
@@ -200,10 +234,16 @@ JxlEncoderStatus imgcache_jxl_encoder_set_frame_header(JxlEncoderFrameSettings *
 }
 JxlEncoderStatus imgcache_jxl_encoder_add_image_frame(const JxlEncoderFrameSettings *settings,
                                                       const JxlPixelFormat *format, const void *pixels, size_t size) {
-    return api.encoder_add_image_frame(settings, format, pixels, size);
+    quiet_begin();
+    JxlEncoderStatus status = api.encoder_add_image_frame(settings, format, pixels, size);
+    quiet_end();
+    return status;
 }
 void imgcache_jxl_encoder_close_input(JxlEncoder *encoder) { api.encoder_close_input(encoder); }
 JxlEncoderStatus imgcache_jxl_encoder_process_output(JxlEncoder *encoder, uint8_t **next_out, size_t *avail_out) {
-    return api.encoder_process_output(encoder, next_out, avail_out);
+    quiet_begin();
+    JxlEncoderStatus status = api.encoder_process_output(encoder, next_out, avail_out);
+    quiet_end();
+    return status;
 }
 JxlEncoderError imgcache_jxl_encoder_get_error(JxlEncoder *encoder) { return api.encoder_get_error(encoder); }

@@ -22,6 +22,8 @@ JxlDecoderStatus imgcache_jxl_decoder_subscribe_events(JxlDecoder *decoder, int 
 JxlDecoderStatus imgcache_jxl_decoder_set_unpremultiply_alpha(JxlDecoder *decoder, JXL_BOOL unpremultiply);
 JxlDecoderStatus imgcache_jxl_decoder_set_input(JxlDecoder *decoder, const uint8_t *data, size_t size);
 void imgcache_jxl_decoder_close_input(JxlDecoder *decoder);
+/// JxlDecoderProcessInput, with libjxl's failure prints kept off stderr (see jxl_shims.c); so too
+/// imgcache_jxl_encoder_add_image_frame and imgcache_jxl_encoder_process_output.
 JxlDecoderStatus imgcache_jxl_decoder_process_input(JxlDecoder *decoder);
 JxlDecoderStatus imgcache_jxl_decoder_get_basic_info(const JxlDecoder *decoder, JxlBasicInfo *info);
 JxlDecoderStatus imgcache_jxl_decoder_get_frame_header(const JxlDecoder *decoder, JxlFrameHeader *header);

@@ -141,11 +141,15 @@ class JXLPixelReceiver {
     }
 
     /// Floats in [0, 1] to bytes, rounded to nearest (even on a tie) as
-    /// libjxl rounds its own 8-bit output, so the bytes equal djxl's.
+    /// libjxl rounds its own 8-bit output, so the bytes equal djxl's. Adding
+    /// and taking away 1.5 × 2²³ leaves a float in [0, 255] rounded so, in
+    /// a loop the compiler vectorises (`rounded(.toNearestOrEven)` is a
+    /// call per sample on x86-64 without SSE4.1).
     static func quantize(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>) {
+        let magic: Float = 12_582_912
         for index in 0..<count {
             let value = min(max(source[index], 0), 1) * 255
-            target[index] = UInt8(value.rounded(.toNearestOrEven))
+            target[index] = UInt8(truncatingIfNeeded: Int32(value + magic - magic))
         }
     }
 }
