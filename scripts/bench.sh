@@ -390,6 +390,13 @@ bash "$HERE/scripts/bench-counts.sh" "$IMGCACHE" > "$WORK/counts.out"
 grep -E '^\| (17|18|19) ' "$WORK/counts.out" >> "$ROWS" || true
 COUNT_GOALS=$(grep '^GOAL|' "$WORK/counts.out" || true)
 
+# ---- 20. (issue 33) JPEG XL: decode against djxl, a thumbnail against vipsthumbnail, the decode's peak RSS
+# (scripts/bench-jxl.sh, which also runs alone).
+say "20. JPEG XL"
+bash "$HERE/scripts/bench-jxl.sh" "$IMGCACHE" > "$WORK/jxl.out"
+grep '^| 20' "$WORK/jxl.out" >> "$ROWS" || true
+JXL_GOALS=$(grep '^GOAL|' "$WORK/jxl.out" || true)
+
 # ---- 14–15. (issue 25) Slow origins (nginx limit_rate) and polite warming: scripts/bench-slow.sh,
 # which also runs alone (`bash scripts/bench-slow.sh .build/release/imgcache`).
 say "14–15. slow origins, --limit-rate, --rate"
@@ -439,6 +446,9 @@ done <<< "$ANIM_GOALS"
 while IFS='|' read -r _ name value limit note; do
 	[ -n "$name" ] && goal "$name" "$value" "$limit" "$note"
 done <<< "$COUNT_GOALS"
+while IFS='|' read -r _ name value limit note; do
+	[ -n "$name" ] && goal "$name (issue 33)" "$value" "$limit" "$note"
+done <<< "$JXL_GOALS"
 goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEGIN { printf "%.1f", k / 1024 }')" 24 "absolute, not a ratio"
 
 {

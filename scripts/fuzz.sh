@@ -6,7 +6,7 @@
 # Seeds: Fuzz/corpus/<Target>/ (committed, read-only here), plus the shared
 # real-image corpus (../shared/corpus) when present: its files of the target's
 # format under 50 KB are copied into the scratch dir, never into the project
-# (its README asks that). New inputs go to .build-fuzz/corpus/<Target>/, crash,
+# (its README asks that); FuzzJXL's are made by scripts/make-jxl-samples.sh. New inputs go to .build-fuzz/corpus/<Target>/, crash,
 # timeout and OOM inputs to .build-fuzz/results/<Target>/. One line per target
 # is printed at the end: "target executions findings"; with FUZZ_REPORT set,
 # the same goes to that file as TSV (target, seconds, executions, findings).
@@ -16,7 +16,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
-all=(FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzAVIF FuzzAPNG FuzzCacheRecord FuzzArguments)
+all=(FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzAVIF FuzzJXL FuzzAPNG FuzzCacheRecord FuzzArguments)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 swift=${SWIFT:-swift}
@@ -60,6 +60,8 @@ for target in "${targets[@]}"; do
     corpus="$scratch/corpus/$target" results="$scratch/results/$target" extra="$scratch/seeds/$target"
     mkdir -p "$corpus" "$results" "$extra"
     shared_seeds "$target" | while read -r file; do cp -f "$file" "$extra/"; done
+    # The shared corpus has no JPEG XL: the tests' own images, made by cjxl.
+    [ "$target" = FuzzJXL ] && sh "$root/scripts/make-jxl-samples.sh" "$extra"
     log="$results/fuzz.log"
     echo "== $target: ${seconds}s, log $log"
     before=$(find "$results" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)

@@ -1,15 +1,22 @@
 #include "jxl_shims.h"
 
-#include <dlfcn.h>
 #include <jxl/version.h>
 #include <pthread.h>
 #include <stdio.h>
 
+#include "library_loader.h"
+
 // The soname whose ABI the installed header describes: before 1.0 every
 // minor version is its own soname (libjxl.so.0.7), so another must not be loaded.
 #define STRINGIFY(x) #x
-#define SONAME(major, minor) (major == 0 ? "libjxl.so.0." STRINGIFY(minor) : "libjxl.so." STRINGIFY(major))
-#define JXL_SONAME SONAME(JPEGXL_MAJOR_VERSION, JPEGXL_MINOR_VERSION)
+#define VERSION_TEXT(x) STRINGIFY(x)
+#if JPEGXL_MAJOR_VERSION == 0
+#define JXL_SONAME "libjxl.so.0." VERSION_TEXT(JPEGXL_MINOR_VERSION)
+#define JXL_PACKAGE "libjxl0." VERSION_TEXT(JPEGXL_MINOR_VERSION)
+#else
+#define JXL_SONAME "libjxl.so." VERSION_TEXT(JPEGXL_MAJOR_VERSION)
+#define JXL_PACKAGE "libjxl" VERSION_TEXT(JPEGXL_MAJOR_VERSION)
+#endif
 
 // 0.9 removed the pixel-format argument (unused since 0.7) of the colour-profile calls.
 #if JPEGXL_NUMERIC_VERSION < JPEGXL_COMPUTE_NUMERIC_VERSION(0, 9, 0)
@@ -89,68 +96,48 @@ static void quiet_end(void) {
     pthread_mutex_unlock(&quiet_lock);
 }
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char load_error[256];
-static int load_status = -1;
+/// What imgcache_jxl_load fills in, field by field.
+static const imgcache_library_symbol symbols[] = {
+    IMGCACHE_SYMBOL(api.decoder_create, "JxlDecoderCreate"),
+    IMGCACHE_SYMBOL(api.decoder_destroy, "JxlDecoderDestroy"),
+    IMGCACHE_SYMBOL(api.decoder_subscribe_events, "JxlDecoderSubscribeEvents"),
+    IMGCACHE_SYMBOL(api.decoder_set_unpremultiply_alpha, "JxlDecoderSetUnpremultiplyAlpha"),
+    IMGCACHE_SYMBOL(api.decoder_set_input, "JxlDecoderSetInput"),
+    IMGCACHE_SYMBOL(api.decoder_close_input, "JxlDecoderCloseInput"),
+    IMGCACHE_SYMBOL(api.decoder_process_input, "JxlDecoderProcessInput"),
+    IMGCACHE_SYMBOL(api.decoder_get_basic_info, "JxlDecoderGetBasicInfo"),
+    IMGCACHE_SYMBOL(api.decoder_get_frame_header, "JxlDecoderGetFrameHeader"),
+    IMGCACHE_SYMBOL(api.decoder_set_preferred_color_profile, "JxlDecoderSetPreferredColorProfile"),
+    IMGCACHE_SYMBOL(api.decoder_set_image_out_callback, "JxlDecoderSetImageOutCallback"),
+    IMGCACHE_SYMBOL(api.decoder_get_color_as_encoded_profile, "JxlDecoderGetColorAsEncodedProfile"),
+    IMGCACHE_SYMBOL(api.decoder_get_icc_profile_size, "JxlDecoderGetICCProfileSize"),
+    IMGCACHE_SYMBOL(api.decoder_get_color_as_icc_profile, "JxlDecoderGetColorAsICCProfile"),
+    IMGCACHE_SYMBOL(api.color_encoding_set_to_srgb, "JxlColorEncodingSetToSRGB"),
+    IMGCACHE_SYMBOL(api.encoder_create, "JxlEncoderCreate"),
+    IMGCACHE_SYMBOL(api.encoder_destroy, "JxlEncoderDestroy"),
+    IMGCACHE_SYMBOL(api.encoder_frame_settings_create, "JxlEncoderFrameSettingsCreate"),
+    IMGCACHE_SYMBOL(api.encoder_init_basic_info, "JxlEncoderInitBasicInfo"),
+    IMGCACHE_SYMBOL(api.encoder_set_basic_info, "JxlEncoderSetBasicInfo"),
+    IMGCACHE_SYMBOL(api.encoder_set_color_encoding, "JxlEncoderSetColorEncoding"),
+    IMGCACHE_SYMBOL(api.encoder_set_icc_profile, "JxlEncoderSetICCProfile"),
+    IMGCACHE_SYMBOL(api.encoder_set_frame_distance, "JxlEncoderSetFrameDistance"),
+    IMGCACHE_SYMBOL(api.encoder_set_frame_lossless, "JxlEncoderSetFrameLossless"),
+    IMGCACHE_SYMBOL(api.encoder_frame_settings_set_option, "JxlEncoderFrameSettingsSetOption"),
+    IMGCACHE_SYMBOL(api.encoder_init_frame_header, "JxlEncoderInitFrameHeader"),
+    IMGCACHE_SYMBOL(api.encoder_set_frame_header, "JxlEncoderSetFrameHeader"),
+    IMGCACHE_SYMBOL(api.encoder_add_image_frame, "JxlEncoderAddImageFrame"),
+    IMGCACHE_SYMBOL(api.encoder_close_input, "JxlEncoderCloseInput"),
+    IMGCACHE_SYMBOL(api.encoder_process_output, "JxlEncoderProcessOutput"),
+    IMGCACHE_SYMBOL(api.encoder_get_error, "JxlEncoderGetError"),
+};
 
-#define RESOLVE(field, symbol)                                                        \
-    do {                                                                              \
-        *(void **)(&api.field) = dlsym(library, symbol);                              \
-        if (!api.field) {                                                             \
-            snprintf(load_error, sizeof load_error, "%s lacks %s", JXL_SONAME, symbol); \
-            return;                                                                   \
-        }                                                                             \
-    } while (0)
+/// Opens /dev/null for the quiet calls below, once libjxl is in.
+static void open_null(void) { quiet_null = fopen("/dev/null", "w"); }
 
-static void load(void) {
-    void *library = dlopen(JXL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(load_error, sizeof load_error, "cannot load libjxl (install libjxl%d.%d): %s", JPEGXL_MAJOR_VERSION,
-                 JPEGXL_MINOR_VERSION, dlerror());
-        return;
-    }
-    quiet_null = fopen("/dev/null", "w");
-    RESOLVE(decoder_create, "JxlDecoderCreate");
-    RESOLVE(decoder_destroy, "JxlDecoderDestroy");
-    RESOLVE(decoder_subscribe_events, "JxlDecoderSubscribeEvents");
-    RESOLVE(decoder_set_unpremultiply_alpha, "JxlDecoderSetUnpremultiplyAlpha");
-    RESOLVE(decoder_set_input, "JxlDecoderSetInput");
-    RESOLVE(decoder_close_input, "JxlDecoderCloseInput");
-    RESOLVE(decoder_process_input, "JxlDecoderProcessInput");
-    RESOLVE(decoder_get_basic_info, "JxlDecoderGetBasicInfo");
-    RESOLVE(decoder_get_frame_header, "JxlDecoderGetFrameHeader");
-    RESOLVE(decoder_set_preferred_color_profile, "JxlDecoderSetPreferredColorProfile");
-    RESOLVE(decoder_set_image_out_callback, "JxlDecoderSetImageOutCallback");
-    RESOLVE(decoder_get_color_as_encoded_profile, "JxlDecoderGetColorAsEncodedProfile");
-    RESOLVE(decoder_get_icc_profile_size, "JxlDecoderGetICCProfileSize");
-    RESOLVE(decoder_get_color_as_icc_profile, "JxlDecoderGetColorAsICCProfile");
-    RESOLVE(color_encoding_set_to_srgb, "JxlColorEncodingSetToSRGB");
-    RESOLVE(encoder_create, "JxlEncoderCreate");
-    RESOLVE(encoder_destroy, "JxlEncoderDestroy");
-    RESOLVE(encoder_frame_settings_create, "JxlEncoderFrameSettingsCreate");
-    RESOLVE(encoder_init_basic_info, "JxlEncoderInitBasicInfo");
-    RESOLVE(encoder_set_basic_info, "JxlEncoderSetBasicInfo");
-    RESOLVE(encoder_set_color_encoding, "JxlEncoderSetColorEncoding");
-    RESOLVE(encoder_set_icc_profile, "JxlEncoderSetICCProfile");
-    RESOLVE(encoder_set_frame_distance, "JxlEncoderSetFrameDistance");
-    RESOLVE(encoder_set_frame_lossless, "JxlEncoderSetFrameLossless");
-    RESOLVE(encoder_frame_settings_set_option, "JxlEncoderFrameSettingsSetOption");
-    RESOLVE(encoder_init_frame_header, "JxlEncoderInitFrameHeader");
-    RESOLVE(encoder_set_frame_header, "JxlEncoderSetFrameHeader");
-    RESOLVE(encoder_add_image_frame, "JxlEncoderAddImageFrame");
-    RESOLVE(encoder_close_input, "JxlEncoderCloseInput");
-    RESOLVE(encoder_process_output, "JxlEncoderProcessOutput");
-    RESOLVE(encoder_get_error, "JxlEncoderGetError");
-    load_status = 0;
-}
+static imgcache_library library = IMGCACHE_LIBRARY(JXL_SONAME, "cannot load libjxl (install " JXL_PACKAGE ")", "",
+                                                   symbols, open_null);
 
-int imgcache_jxl_load(char *error) {
-    pthread_once(&once, load);
-    if (load_status != 0) {
-        snprintf(error, 256, "%s", load_error);
-    }
-    return load_status;
-}
+int imgcache_jxl_load(char *error) { return imgcache_library_load(&library, error); }
 
 JxlDecoder *imgcache_jxl_decoder_create(void) { return api.decoder_create(NULL); }
 void imgcache_jxl_decoder_destroy(JxlDecoder *decoder) { api.decoder_destroy(decoder); }

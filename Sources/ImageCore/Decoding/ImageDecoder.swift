@@ -102,7 +102,9 @@ public struct ImageDecoder: ImageDecoding {
     /// The colour space `bytes` declare, read from the headers (for a JPEG
     /// XL, through libjxl: `.pixels` is the space its pixels decode to, which
     /// for a lossy one can differ from the one `.declared`).
-    static func declaredProfile(of bytes: [UInt8], format: ImageFormat, as target: JXLColour.Target)
+    static func declaredProfile(
+        of bytes: [UInt8], format: ImageFormat, as target: JXLColour.Target
+    )
         -> EmbeddedProfile.Found
     {
         format == .jxl ? JXLColour.read(bytes, target: target) : EmbeddedProfile.read(bytes, format: format)

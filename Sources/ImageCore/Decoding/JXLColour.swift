@@ -34,7 +34,8 @@ enum JXLColour {
                     case JXL_DEC_BASIC_INFO: basic = try handle.basicInfo()
                     case JXL_DEC_COLOR_ENCODING:
                         if target == .pixels { chooseOutput(handle, basic: basic) }
-                        let which = target == .pixels ? JXL_COLOR_PROFILE_TARGET_DATA : JXL_COLOR_PROFILE_TARGET_ORIGINAL
+                        let which =
+                            target == .pixels ? JXL_COLOR_PROFILE_TARGET_DATA : JXL_COLOR_PROFILE_TARGET_ORIGINAL
                         if let encoding = handle.encodedProfile(which), isSRGB(encoding) { return .none }
                         guard let icc = handle.iccProfile(which) else {
                             return .ignored("JPEG XL colour space has no ICC form; taken as sRGB")

@@ -55,7 +55,9 @@ final class JXLRowBand<Sink: RowSink>: JXLPixelReceiver {
             let start = top % capacity
             do {
                 try rows.withUnsafeBytes { buffer in
-                    try sink.write(rows: UnsafeRawBufferPointer(rebasing: buffer[(start * rowBytes)..<((start + end - top) * rowBytes)]))
+                    try sink.write(
+                        rows: UnsafeRawBufferPointer(
+                            rebasing: buffer[(start * rowBytes)..<((start + end - top) * rowBytes)]))
                 }
             } catch {
                 failure = error

@@ -8,10 +8,10 @@ extension IMGCacheCommand.Fetch {
         if quality != nil {
             switch rendition.encoding {
             case .format(let format) where format == .png || format == .gif:
-                throw ValidationError("--quality applies to --encode jpeg, webp or avif, not \(format.rawValue)")
+                throw ValidationError("--quality applies to --encode jpeg, webp, avif or jxl, not \(format.rawValue)")
             case nil:
                 throw ValidationError(
-                    "--quality needs --encode jpeg|webp|avif, or --thumbnail/--max-pixels without --decode")
+                    "--quality needs --encode jpeg|webp|avif|jxl, or --thumbnail/--max-pixels without --decode")
             default: break
             }
         }

@@ -43,7 +43,7 @@ extension IMGCacheCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Scale down to fit inside WxH (aspect kept, never enlarged; every frame of an animation); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, PNG or APNG, GIF, WebP, AVIF).",
+                "Scale down to fit inside WxH (aspect kept, never enlarged; every frame of an animation); written as --decode or --encode says, else re-encoded in the original's kind (JPEG, PNG or APNG, GIF, WebP, AVIF, JPEG XL).",
                 valueName: "WxH"))
         var thumbnail: String?
 
@@ -55,14 +55,14 @@ extension IMGCacheCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Write the image re-encoded: jpeg, png, webp, gif or avif. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.",
+                "Write the image re-encoded: jpeg, png, webp, gif, avif or jxl. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.",
                 valueName: "format"))
         var encode: OutputFormat.Encoding?
 
         @Option(
             parsing: .unconditional,
             help: ArgumentHelp(
-                "With --encode jpeg, webp or avif: quality 1-100 (JPEG default 85; WebP default lossless; AVIF default 60, libavif speed 10).",
+                "With --encode jpeg, webp, avif or jxl: quality 1-100 (JPEG default 85; WebP default lossless; AVIF default 60, libavif speed 10; JPEG XL default 90 as cjxl's -q, 100 lossless, libjxl effort 3).",
                 valueName: "q"))
         var quality: Int?
 

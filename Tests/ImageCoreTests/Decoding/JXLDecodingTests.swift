@@ -95,7 +95,8 @@ struct JXLDecodingTests {
     }
 
     @Test func scaledDecodeReadsOnlyTheHeaderForItsSize() throws {
-        let image = try ImageDecoder().decode(JXLSamples.bytes("groups.jxl"), frame: nil, scale: .fit(width: 60, height: 60))
+        let image = try ImageDecoder().decode(
+            JXLSamples.bytes("groups.jxl"), frame: nil, scale: .fit(width: 60, height: 60))
         #expect((image.width, image.height) == (60, 52))
     }
 
@@ -103,7 +104,9 @@ struct JXLDecodingTests {
     /// any pixel buffer: the file has no pixel data at all to decode.
     @Test func hugeHeaderIsRefusedFromTheBasicInfo() throws {
         let bytes = try JXLSamples.bytes("huge-header.jxl")
-        for attempt in [{ _ = try ImageDecoder().inspect(bytes) }, { _ = try ImageDecoder().decode(bytes, frame: nil) }] {
+        for attempt in [
+            { _ = try ImageDecoder().inspect(bytes) }, { _ = try ImageDecoder().decode(bytes, frame: nil) },
+        ] {
             do {
                 try attempt()
                 Issue.record("a 50000×50000 JPEG XL was accepted")

@@ -43,10 +43,15 @@ struct JXLCommandTests {
     @Test func decodeEqualsDjxl() throws {
         let still = try fetch("--decode", "pam", server.url("/groups.jxl"))
         #expect(still.status == 0, "\(still.stderr)")
-        #expect(NetpbmStream.close(try NetpbmImage(still.stdout).rgba, try JXLSamples.reference("groups.jxl"), tolerance: 0))
+        #expect(
+            NetpbmStream.close(try NetpbmImage(still.stdout).rgba, try JXLSamples.reference("groups.jxl"), tolerance: 0)
+        )
         // An ICC profile: the stored values with --colorspace original, converted by default.
         let original = try fetch("--decode", "ppm", "--colorspace", "original", server.url("/icc.jxl"))
-        #expect(try NetpbmImage(original.stdout).samples == (try JXLSamples.reference("icc.jxl")).samples.enumerated().filter { $0.offset % 4 != 3 }.map(\.element))
+        #expect(
+            try NetpbmImage(original.stdout).samples
+                == (try JXLSamples.reference("icc.jxl")).samples.enumerated().filter { $0.offset % 4 != 3 }.map(
+                    \.element))
         let converted = try fetch("--decode", "ppm", server.url("/icc.jxl"))
         #expect(converted.status == 0 && converted.stdout != original.stdout)
         let frames = try NetpbmStream.images(try fetch("--decode", "pam", server.url("/animation.jxl")).stdout)
@@ -66,7 +71,8 @@ struct JXLCommandTests {
         let one = try ImageDecoder().inspect(
             try fetch("--thumbnail", "16x16", "--frame", "1", server.url("/animation.jxl")).stdout)
         #expect(one.format == .jxl && one.frameCount == 1)
-        let png = try ImageDecoder().inspect(try fetch("--thumbnail", "16x16", "--encode", "png", server.url("/alpha.jxl")).stdout)
+        let png = try ImageDecoder().inspect(
+            try fetch("--thumbnail", "16x16", "--encode", "png", server.url("/alpha.jxl")).stdout)
         #expect(png.format == .png)
         // djxl reads what libjxl's encoder wrote for us.
         let file = "\(cache.path)/thumb.jxl"

@@ -27,8 +27,8 @@ struct FuzzRegressionTests {
         let targets = Set(Self.inputs.map { $0.split(separator: "/")[0] })
         #expect(
             targets == [
-                "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzAPNG", "FuzzCacheRecord",
-                "FuzzArguments",
+                "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzAPNG",
+                "FuzzCacheRecord", "FuzzArguments",
             ])
     }
 
@@ -41,6 +41,7 @@ struct FuzzRegressionTests {
         case "FuzzGIF": ImageInputs.exercise(bytes, as: .gif)
         case "FuzzWebP": ImageInputs.exercise(bytes, as: .webp)
         case "FuzzAVIF": ImageInputs.exercise(bytes, as: .avif)
+        case "FuzzJXL": ImageInputs.exercise(bytes, as: .jxl)
         case "FuzzAPNG": ImageInputs.exercise(bytes, as: .png)
         case "FuzzCacheRecord": CacheRecordInputs.exercise(bytes)
         case "FuzzArguments": ArgumentInputs.exercise(bytes)

@@ -62,7 +62,8 @@ enum JXLSamples {
         for pixel in 0..<(width * height) {
             for channel in 0..<3 {
                 let at = index + (pixel * 3 + channel) * 2
-                let sample = maxValue > 255 ? Int(ppm[at]) << 8 | Int(ppm[at + 1]) : Int(ppm[index + pixel * 3 + channel])
+                let sample =
+                    maxValue > 255 ? Int(ppm[at]) << 8 | Int(ppm[at + 1]) : Int(ppm[index + pixel * 3 + channel])
                 rgba.append(UInt8((Double(sample) * 255 / Double(maxValue)).rounded()))
             }
             rgba.append(255)
