@@ -57,6 +57,7 @@ OWNERS = {
     "gif": ["Decoding", "Encoding"],
     "webp": ["Decoding", "Encoding"],
     "avif": ["Decoding", "Encoding"],
+    "jxl": ["Decoding", "Encoding"],
     "zlib": ["Codec", "Colour", "Encoding"],
     "lcms": ["Colour"],
     "digest": ["Support"],
@@ -72,6 +73,7 @@ C_MODULES = {
     "CGIF": ["gif"],
     "CWebP": ["webp"],
     "CAVIF": ["avif"],
+    "CJXL": ["jxl"],
 }
 SHIMS = "CImageCoreShims"
 SHIM_CALLS = [
@@ -79,6 +81,7 @@ SHIM_CALLS = [
     (re.compile(r"\bimgcache_jpeg"), "jpeg"),
     (re.compile(r"\bimgcache_png"), "png"),
     (re.compile(r"\bimgcache_avif_"), "avif"),
+    (re.compile(r"\bimgcache_jxl_"), "jxl"),
     (re.compile(r"\bimgcache_lcms_"), "lcms"),
     (re.compile(r"\bimgcache_zlib_"), "zlib"),
     (re.compile(r"\bimgcache_(?:sha256|xxh3)"), "digest"),

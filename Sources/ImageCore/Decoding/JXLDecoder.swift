@@ -1,4 +1,3 @@
-internal import CImageCoreShims
 internal import CJXL
 
 /// JPEG XL through libjxl (dlopened: `jxl_shims.h`): stills, animations
