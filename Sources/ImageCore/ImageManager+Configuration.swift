@@ -27,6 +27,9 @@ extension ImageManager {
         public var events = EventLog.silent
         /// Where warnings go (a remote storage refusing writes): stderr unless `-q`.
         public var warnings = EventLog.silent
+        /// How S3 is reached and signed, for `s3://` URLs and S3 remote
+        /// storage (whose `|endpoint=` and `|region=` override it).
+        public var aws = AWSSettings()
         /// Whether a cache this process can read but not write is still
         /// used (as `fetch` does): hits are served, downloads go to a private
         /// scratch directory and are not stored. Otherwise opening it fails.
@@ -53,15 +56,17 @@ extension ImageManager.Configuration {
         settings.order = order
         settings.cookieJar = cookieJar
         settings.events = events
+        settings.aws = aws
         return settings
     }
 }
 
 extension ImageManager.Configuration {
-    /// `request` with the timeouts it leaves open taken from `imgcache.conf`
-    /// (the flags of the same names override the file).
+    /// `request` with the timeouts and the signing (`aws-sigv4`) it leaves
+    /// open taken from `imgcache.conf` (the flags of the same names override the file).
     func withConfiguredTimeouts(_ request: DownloadRequest) -> DownloadRequest {
         var request = request
+        request.awsSigV4 = request.awsSigV4 ?? cache.awsSigV4
         request.timeout = request.timeout ?? cache.timeout
         request.connectTimeout = request.connectTimeout ?? cache.connectTimeout
         request.maxTime = request.maxTime ?? cache.maxTime

@@ -55,7 +55,8 @@ public final class ImageManager: Sendable {
             ? nil
             : RemoteCache(
                 configuration.cache.remoteStorage, statistics: statistics, events: events,
-                warnings: configuration.warnings, network: loader, clock: configuration.clock)
+                warnings: configuration.warnings, network: loader, aws: configuration.aws,
+                clock: configuration.clock)
         store = Store(
             disk: disk, remote: remote, maxSize: configuration.cache.maxSize, statistics: statistics, events: events)
         network = NetworkFetch(

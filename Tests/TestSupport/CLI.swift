@@ -62,12 +62,15 @@ package enum CLI {
     }
 
     /// Starts `imgcache` without waiting, for tests that signal it.
-    package static func start(_ arguments: [String], cacheDir: String, stdinPath: String) throws -> Process {
+    package static func start(
+        _ arguments: [String], cacheDir: String, stdinPath: String, environment: [String: String] = [:]
+    ) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["IMGCACHE_DIR"] = cacheDir
+        for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardInput = FileHandle(forReadingAtPath: stdinPath)
         process.standardOutput = FileHandle.nullDevice

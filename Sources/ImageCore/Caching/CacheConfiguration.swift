@@ -27,6 +27,9 @@ public struct CacheConfiguration: Sendable, Equatable {
     public var limitRate: Int?
     public var maxPerHost: Int?
     public var rate: RequestRate?
+    /// `aws-sigv4 = PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]]`: origin
+    /// requests signed with AWS SigV4, as `--aws-sigv4` does.
+    public var awsSigV4: String?
 
     /// The defaults: 7 days, no size limit, 24 hours, 256 MiB.
     public init() {}
@@ -94,6 +97,11 @@ public struct CacheConfiguration: Sendable, Equatable {
                     throw invalid(source, number, "bad rate '\(value)' (N/s or N/m)")
                 }
                 rate = parsed
+            case "aws-sigv4":
+                guard DownloadRequest.isValidAWSSigV4(value) else {
+                    throw invalid(source, number, "bad provider '\(value)' (PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]])")
+                }
+                awsSigV4 = value
             case "remote-storage":
                 do {
                     remoteStorage = try RemoteStorageURL.parseList(value)

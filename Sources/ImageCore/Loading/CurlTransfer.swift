@@ -16,6 +16,9 @@ final class CurlTransfer {
     private var resumable: ResumableBody?
     private var head = ResponseHead()
     private var sniffer = BodySniffer()
+    /// An error response's body, when it is an S3 error document (read up
+    /// to `ResponseHead.errorDocumentLimit` bytes, for its code).
+    private var errorDocument: [UInt8]?
     /// Whether the first body bytes have been seen (status checked, resume decided).
     private var bodyStarted = false
     /// Why we stopped the transfer from a callback, if we did.
@@ -76,13 +79,28 @@ final class CurlTransfer {
     /// transfer with CURLE_WRITE_ERROR; `abortReason` says why.
     fileprivate func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
         guard let sink else { return 0 }
+        if var document = errorDocument {
+            document += chunk.prefix(ResponseHead.errorDocumentLimit - document.count)
+            errorDocument = document
+            guard document.count < ResponseHead.errorDocumentLimit else {
+                abortReason = head.httpError(easy.responseCode, document: document)
+                return 0
+            }
+            return chunk.count
+        }
         if !bodyStarted {
             bodyStarted = true
             let status = easy.responseCode
             if status >= 400 {
-                // The error page is of no use: stop instead of downloading it.
-                abortReason = head.httpError(status)
-                return 0
+                // An S3 error document names the cause: read it, up to a
+                // limit. Any other error page is of no use: stop instead of
+                // downloading it.
+                guard head.hasErrorDocument else {
+                    abortReason = head.httpError(status)
+                    return 0
+                }
+                errorDocument = []
+                return receiveBody(chunk)
             }
             if resumable?.start(status: status, head: head, url: request.url) == true {
                 sniffer.skip()
@@ -154,7 +172,7 @@ final class CurlTransfer {
         var outcome: Result<DownloadResponse, ImageCoreError>
         var wrongLength = false
         if code == CURLE_OK && status >= 400 {
-            outcome = .failure(head.httpError(status))
+            outcome = .failure(head.httpError(status, document: errorDocument ?? []))
         } else if code == CURLE_OK && status == 304 {
             // Not modified: the caller keeps the body it has.
             outcome = .success(response(status))

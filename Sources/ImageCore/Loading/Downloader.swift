@@ -44,6 +44,8 @@ public final class Downloader: DataLoading {
         /// missed wake-up hangs rather than passing a second late.
         var longestIdlePoll = 1.0
         var longestBusyPoll = 0.25
+        /// How `s3://BUCKET/KEY` URLs are reached and signed.
+        public var aws = AWSSettings()
 
         /// Settings writing bodies into `temporaryDirectory`.
         public init(temporaryDirectory: String) {
@@ -53,11 +55,13 @@ public final class Downloader: DataLoading {
 
     private let loop: CurlMultiLoop
     private let nextID = Atomic<UInt64>(0)
+    private let aws: AWSSettings
 
     /// Creates a downloader; libcurl is initialised here, not before, so
     /// commands that never reach the network never pay for it.
     public init(configuration: Configuration) throws {
         loop = try CurlMultiLoop(settings: configuration)
+        aws = configuration.aws
     }
 
     deinit {
@@ -70,9 +74,17 @@ public final class Downloader: DataLoading {
         loop.shutDown(waiting: true)
     }
 
-    public func download(_ request: DownloadRequest) async throws -> DownloadResponse {
+    /// An `s3://BUCKET/KEY` URL is fetched from its http(s) endpoint,
+    /// signed (`Configuration.aws`); a request to sign (`awsSigV4`) without
+    /// credentials (`-u`) is signed with the AWS credentials found.
+    public func download(_ asked: DownloadRequest) async throws -> DownloadResponse {
+        var request = aws.resolving(asked)
+        if let provider = request.awsSigV4, request.credentials == nil {
+            request.sign(with: aws.credentials, region: aws.region)
+            request.awsSigV4 = provider
+        }
         guard request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://") else {
-            throw ImageCoreError(.failure, "only http and https URLs are supported")
+            throw ImageCoreError(.failure, "only http, https and s3 URLs are supported")
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let body = try loop.openBodyAhead(for: request)

@@ -35,13 +35,36 @@ struct ResponseHead {
         return bytes[first...last]
     }
 
-    /// An error status, with the server's Retry-After (seconds or a date).
-    func httpError(_ status: Int) -> ImageCoreError {
-        var error = ImageCoreError.httpStatus(status)
+    /// Whether an error response's body is worth reading: an S3 error
+    /// document (`application/xml`) names the cause, which the status alone
+    /// does not (`AccessDenied`, `NoSuchBucket`, `SignatureDoesNotMatch`).
+    var hasErrorDocument: Bool {
+        headers["content-type"].map { $0.contains("xml") } ?? false
+    }
+
+    /// The largest error document read.
+    static let errorDocumentLimit = 4096
+
+    /// An error status, with the server's Retry-After (seconds or a date)
+    /// and the `<Code>` of its error document, if any.
+    func httpError(_ status: Int, document: [UInt8] = []) -> ImageCoreError {
+        var error = ImageCoreError.httpStatus(status, serviceCode: Self.serviceCode(in: document))
         if let value = headers["retry-after"] {
             let trimmed = value.trimmingSpaces()
             error.retryAfter = Double(trimmed) ?? HTTPDate.parse(String(trimmed)).map { max(0, $0 - WallClock.now()) }
         }
         return error
+    }
+
+    /// The first `<Code>…</Code>` of an S3 error document, if it is a
+    /// plain word (nothing a server could use to forge a message with).
+    static func serviceCode(in document: [UInt8]) -> String? {
+        let (open, close) = (Array("<Code>".utf8), Array("</Code>".utf8))
+        guard let start = document.indices.first(where: { document[$0...].starts(with: open) }) else { return nil }
+        let code = document[(start + open.count)...].prefix { $0 != UInt8(ascii: "<") }
+        guard document[code.endIndex...].starts(with: close), (1...64).contains(code.count),
+            code.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0 & 0xDF) || $0 == 0x2E })
+        else { return nil }
+        return String(decoding: code, as: UTF8.self)
     }
 }

@@ -46,7 +46,23 @@ public struct DownloadRequest: Sendable {
     /// Extra request headers.
     public var headers: [HTTPHeader] = []
     /// "user:password" for HTTP authentication; sent only to the original host.
+    /// With `awsSigV4`, "KEY:SECRET".
     public var credentials: String?
+    /// Sign the request with AWS Signature Version 4 instead of sending
+    /// `credentials` as Basic authentication: curl's `--aws-sigv4`
+    /// `PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]]` (`aws:amz:us-east-1:s3`).
+    public var awsSigV4: String?
+
+    /// Whether `text` has curl's `--aws-sigv4` form: one to four fields
+    /// separated by colons, each of letters, digits, `-`, `_` and `.`, the first not empty.
+    public static func isValidAWSSigV4(_ text: String) -> Bool {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        return (1...4).contains(fields.count) && !fields[0].isEmpty
+            && fields.allSatisfy { field in
+                field.count <= 64
+                    && field.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+            }
+    }
     /// The stall timeout: seconds without a byte from the server (once the
     /// request has a connection) before the transfer is given up, as
     /// NSURLSession's request timeout and wget's read timeout. Nil: the

@@ -38,6 +38,9 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     public let isTransient: Bool
     /// How long the server asked us to wait before retrying (Retry-After), in seconds.
     public var retryAfter: Double?
+    /// The error code an S3 server put in its error document
+    /// (`AccessDenied`, `NoSuchBucket`, `NoSuchKey`), for `.http` errors.
+    public var serviceCode: String?
     /// The limit an image or body was over, for `.image` errors that are
     /// about a limit: the run's limits decide whether the failure is
     /// remembered (man page, FAILED URLS).
@@ -71,11 +74,15 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// An HTTP error status. 408, 429, 500, 502, 503 and 504 are transient, as
     /// HTTP defines them and as curl's `--retry` treats them.
-    public static func httpStatus(_ status: Int) -> ImageCoreError {
+    /// With `serviceCode` (an S3 error document's), the message names the
+    /// code instead of the reason phrase: `HTTP 403 AccessDenied`.
+    public static func httpStatus(_ status: Int, serviceCode: String? = nil) -> ImageCoreError {
         let transient = [408, 429, 500, 502, 503, 504].contains(status)
-        return ImageCoreError(
-            .http, "HTTP \(status)\(reasonPhrase(status).map { " \($0)" } ?? "")",
+        var error = ImageCoreError(
+            .http, "HTTP \(status)\((serviceCode ?? reasonPhrase(status)).map { " \($0)" } ?? "")",
             httpStatus: status, isTransient: transient)
+        error.serviceCode = serviceCode
+        return error
     }
 
     private static func reasonPhrase(_ status: Int) -> String? {

@@ -1,6 +1,7 @@
 /// One remote storage as configured, in ccache's syntax:
 /// `URL[|read-only][|connect-timeout=MS][|timeout=MS][|shards=A,B(2),…][|lease=MS]`,
-/// where URL is `http://…`, `https://…` or `redis://[user:password@]host[:port][/db]`.
+/// where URL is `http://…`, `https://…`, `redis://[user:password@]host[:port][/db]`
+/// or `s3://BUCKET[/PREFIX]` (which also takes `|endpoint=URL` and `|region=R`).
 /// With shards, the URL holds one `*`, replaced by the shard that rendezvous
 /// hashing picks for each key (`ShardSelection`).
 ///
@@ -9,7 +10,7 @@
 public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
     /// Which backend serves the URL.
     public enum Scheme: Sendable, Equatable {
-        case http, redis
+        case http, redis, s3
     }
 
     /// The URL as given, credentials included.
@@ -27,9 +28,18 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
     /// How long a download lease taken in this store lasts, in seconds
     /// (renewed while the download runs); 30 s unless `|lease=MS`.
     public var leaseDuration = Self.defaultLeaseDuration
+    /// An S3 store's endpoint (`|endpoint=URL`); nil: the run's (`AWSSettings`).
+    public var endpoint: String?
+    /// An S3 store's region (`|region=R`); nil: the run's (`AWSSettings`).
+    public var region: String?
 
-    /// The lease time without `|lease=MS`: a download's timeout plus its transfer, roughly.
-    public static let defaultLeaseDuration = 30.0
+    /// The lease time without `|lease=MS`. Short, because the holder renews
+    /// it every third of it while it downloads: a holder that dies keeps
+    /// the others waiting this long at most (plus `RemoteCache.leaseMargin`
+    /// and a poll), well within the 10 s the man page promises.
+    public static let defaultLeaseDuration = 6.0
+    /// The time allowed to a lease request at least (`|timeout=` when longer).
+    public static let leaseRequestTimeout = 5.0
 
     /// One shard: a name that replaces the `*`, and its share of the keys
     /// relative to the others' (ccache's `name(weight)`, default 1).
@@ -59,8 +69,14 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
             scheme = .http
         } else if lowered.hasPrefix("redis://") {
             scheme = .redis
+        } else if lowered.hasPrefix("s3://") {
+            scheme = .s3
+            guard S3ObjectURL(url) != nil else {
+                throw ImageCoreError(.failure, "remote storage '\(Self.masked(url))': expected s3://BUCKET[/PREFIX]")
+            }
         } else {
-            throw ImageCoreError(.failure, "remote storage '\(Self.masked(url))': not an http, https or redis URL")
+            throw ImageCoreError(
+                .failure, "remote storage '\(Self.masked(url))': not an http, https, redis or s3 URL")
         }
         guard Self.split(url).hostAndPath.first.map({ $0 != "/" && $0 != ":" }) ?? false else {
             throw ImageCoreError(.failure, "remote storage '\(Self.masked(url))': no host")
@@ -73,6 +89,15 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
             case ("connect-timeout", let seconds?): connectTimeout = seconds
             case ("timeout", let seconds?): timeout = seconds
             case ("lease", let seconds?): leaseDuration = seconds
+            case ("endpoint", _) where pair.count == 2 && scheme == .s3:
+                let lowered = pair[1].lowercased()
+                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                    throw ImageCoreError(
+                        .failure, "remote storage '\(url)': |endpoint= needs an http or https URL")
+                }
+                endpoint = pair[1]
+            case ("region", _) where pair.count == 2 && scheme == .s3 && !pair[1].isEmpty:
+                region = pair[1]
             case ("shards", _) where pair.count == 2:
                 guard let parsed = Self.parseShards(pair[1]) else {
                     throw ImageCoreError(
@@ -84,7 +109,8 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
                 throw ImageCoreError(
                     .failure,
                     "remote storage '\(Self.masked(url))': unknown attribute '\(attribute)' "
-                        + "(expected read-only, connect-timeout=MS, timeout=MS, shards=A,B,… or lease=MS)")
+                        + "(expected read-only, connect-timeout=MS, timeout=MS, shards=A,B,…, lease=MS"
+                        + (scheme == .s3 ? ", endpoint=URL or region=R)" : ")"))
             }
         }
         let stars = url.filter { $0 == "*" }.count
@@ -141,6 +167,8 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
             text += "|shards=" + shards.map(\.description).joined(separator: ",")
         }
         if leaseDuration != Self.defaultLeaseDuration { text += "|lease=\(Int((leaseDuration * 1000).rounded()))" }
+        if let endpoint { text += "|endpoint=\(Self.masked(endpoint))" }
+        if let region { text += "|region=\(region)" }
         return text
     }
 

@@ -62,23 +62,9 @@ final class HTTPRemoteStorage: RemoteStorage {
 
     /// A request for object `name`, as every request to the store is made.
     func request(_ method: String, _ name: String) -> DownloadRequest {
-        var request = DownloadRequest(url: "\(base)/imgcache/\(RemoteObject.layoutVersion)/\(name)")
-        request.method = method
-        request.expectsImage = false
-        // Objects are checked whole before anything is stored: no body file.
-        request.keepsBodyInMemory = true
+        var request = DownloadRequest.toRemoteStorage(
+            method, "\(base)/imgcache/\(RemoteObject.layoutVersion)/\(name)", configured)
         request.credentials = credentials
-        // A remote's timeout caps the whole request: a slow store is worse than none.
-        request.timeout = configured.timeout
-        request.maxTime = configured.timeout
-        request.connectTimeout = configured.connectTimeout
-        request.isPaced = false
-        request.maxRedirects = 0
-        // Every store request is short and someone waits for it: a lookup's
-        // caller, a lease's download, and for an upload the other machines
-        // polling for the entry. Origin downloads, long, come after.
-        request.priority = .high
-        request.headers = [HTTPHeader(name: "Accept", value: "*/*")]
         return request
     }
 

@@ -54,14 +54,15 @@ final class RemoteCache: Sendable {
 
     convenience init(
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
-        warnings: EventLog = .silent, network: any DataLoading, clock: any TimeSource = SystemClock()
+        warnings: EventLog = .silent, network: any DataLoading, aws: AWSSettings = AWSSettings(),
+        clock: any TimeSource = SystemClock()
     ) {
         var backends: [any RemoteStorage] = []
         var tiers: [(shards: [RemoteStorageURL.Shard], first: Int)] = []
         for storage in configured {
             tiers.append((storage.shards, backends.count))
             let urls = storage.shards.isEmpty ? [storage] : storage.shards.map { storage.shard($0) }
-            backends += urls.map { makeRemoteStorage($0, network: network) }
+            backends += urls.map { makeRemoteStorage($0, network: network, aws: aws) }
         }
         self.init(
             backends: backends, tiers: tiers, statistics: statistics, events: events, warnings: warnings, clock: clock)
@@ -181,7 +182,7 @@ final class RemoteCache: Sendable {
                     statistics.add(.remoteUploads, storage: storage.configured.maskedURL)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
-                    if disable(index, storage, error) {
+                    if disable(index, storage, error, warns: false) {
                         warnings.emit(
                             "remote storage \(storage.configured) refused a write (\(error.message)); "
                                 + "nothing more is uploaded to it in this run")
@@ -273,14 +274,20 @@ final class RemoteCache: Sendable {
     }
 
     /// A storage that failed is not asked again in this run; returns
-    /// whether this was its first failure (an interruption is none).
+    /// whether this was its first failure (an interruption is none). The
+    /// first is a warning too, unless the caller words its own (`warns`):
+    /// a wrong secret, a missing bucket or a dead store costs every lookup
+    /// of the run its hit, which nobody should learn only from `-v`.
     @discardableResult
-    func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError) -> Bool {
+    func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError, warns: Bool = true) -> Bool {
         let first = !hasFailed(index)
         settle(index, healthy: false)
         guard error.kind != .interrupted else { return false }
         statistics.add(.remoteErrors, storage: storage.configured.maskedURL)
-        if first { events.emit("remote storage failed, not asked again in this run: \(error.message)") }
+        if first {
+            events.emit("remote storage failed, not asked again in this run: \(error.message)")
+            if warns { warnings.emit("remote storage \(error.message), skipped") }
+        }
         return first
     }
 

@@ -1,5 +1,5 @@
 /// The remote-storage seam: a shared store of cache entries that many
-/// machines read and write (nginx with WebDAV, Redis), looked up after the
+/// machines read and write (nginx with WebDAV, Redis, S3), looked up after the
 /// local disk and before the origin.
 ///
 /// Objects are named by the cache key's hash; each backend adds the
@@ -19,15 +19,17 @@ public protocol RemoteStorage: Sendable {
     func delete(_ name: String) async throws -> Bool
 }
 
-/// A remote storage's backend for a configured URL. HTTP goes through
+/// A remote storage's backend for a configured URL. HTTP and S3 go through
 /// `network` (the manager's libcurl multi handle, so connections are shared
-/// and reused); Redis opens its own connections on first use.
+/// and reused), S3 signed as `aws` says; Redis opens its own connections on
+/// first use.
 func makeRemoteStorage(
     _ configured: RemoteStorageURL,
-    network: any DataLoading
+    network: any DataLoading, aws: AWSSettings
 ) -> any RemoteStorage {
     switch configured.scheme {
     case .http: HTTPRemoteStorage(configured, network: network)
     case .redis: RedisRemoteStorage(configured)
+    case .s3: S3RemoteStorage(configured, network: network, aws: aws)
     }
 }

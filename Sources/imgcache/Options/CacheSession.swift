@@ -20,6 +20,8 @@ enum CacheSession {
         var configuration = ImageManager.Configuration(directory: directory)
         configuration.cache = try settings(directory, quiet: global.quiet)
         if !global.quiet { configuration.warnings = EventLog { StandardStreams.printError("imgcache: \($0)") } }
+        // Not on the warm hit's path (`manager`): a hit signs nothing.
+        configuration.aws = AWSSettings(environment: Environment.variables) { try? POSIXFile.read($0, limit: 1 << 20) }
         do {
             return try manager(
                 configuration, events: global.events, remoteStorage: { global.remote.resolved(configured: $0) },

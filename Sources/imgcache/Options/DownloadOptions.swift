@@ -66,6 +66,14 @@ struct DownloadOptions: ParsableArguments {
     var user: String?
 
     @Option(
+        name: .customLong("aws-sigv4"),
+        help: ArgumentHelp(
+            "Sign requests with AWS Signature Version 4, as curl's option does (e.g. aws:amz:us-east-1:s3); "
+                + "the key and secret come from --user KEY:SECRET, else from the AWS environment or credentials file.",
+            valueName: "provider1[:provider2[:region[:service]]]"))
+    var awsSigV4: String?
+
+    @Option(
         help: ArgumentHelp("Read and update cookies in this Netscape-format file.", valueName: "file"),
         completion: .file())
     var cookieJar: String?
@@ -137,6 +145,9 @@ struct DownloadOptions: ParsableArguments {
             throw ValidationError("--header '\(line)' is not of the form 'Name: value'")
         }
         if let user, !user.contains(":") { throw ValidationError("--user must be USER:PASSWORD") }
+        if let awsSigV4, !DownloadRequest.isValidAWSSigV4(awsSigV4) {
+            throw ValidationError("--aws-sigv4: bad provider '\(awsSigV4)' (PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]])")
+        }
         // The jar is written when the run ends: a jar that cannot be would lose the cookies silently.
         if let cookieJar, let reason = OutputFile.unwritableReason(Environment.absolutePath(cookieJar)) {
             throw ValidationError("--cookie-jar cannot be written (\(reason))")
@@ -166,6 +177,7 @@ struct DownloadOptions: ParsableArguments {
         request.retries = retries
         request.download.headers = header.compactMap(HTTPHeader.init(parsing:))
         request.download.credentials = user
+        request.download.awsSigV4 = awsSigV4
         // Nil where not given: imgcache.conf's value applies, else the default.
         request.download.timeout = timeout
         request.download.connectTimeout = connectTimeout
@@ -178,14 +190,15 @@ struct DownloadOptions: ParsableArguments {
     }
 }
 
-/// Checks that each argument is an http or https URL that WHATWG URL
-/// parsing accepts (`http://[::1` is not): a usage error (exit 64) before
-/// anything is fetched, looked up or removed.
+/// Checks that each argument is an `s3://BUCKET/KEY` URL, or an http or
+/// https URL that WHATWG URL parsing accepts (`http://[::1` is not): a
+/// usage error (exit 64) before anything is fetched, looked up or removed.
 func validateURLs(_ urls: [String]) throws {
     for url in urls {
         let lowered = url.lowercased()
+        if S3ObjectURL(url).map({ !$0.key.isEmpty }) == true { continue }
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8 else {
-            throw ValidationError("'\(url)' is not an http or https URL")
+            throw ValidationError("'\(url)' is not an http, https or s3://BUCKET/KEY URL")
         }
         if let problem = URLNormalization.syntaxProblem(url) {
             throw ValidationError("'\(url)' is not a valid URL: \(problem)")

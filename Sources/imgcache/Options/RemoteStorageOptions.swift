@@ -7,11 +7,12 @@ struct RemoteStorageOptions: ParsableArguments {
     @Option(
         name: .customLong("remote-storage"),
         help: ArgumentHelp(
-            "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV) "
-                + "or redis://[user:password@]host[:port][/db], with |read-only, |connect-timeout=MS, |timeout=MS, "
+            "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV), "
+                + "redis://[user:password@]host[:port][/db] or s3://BUCKET[/PREFIX] (with |endpoint=URL, |region=R; "
+                + "credentials as the AWS CLI finds them), with |read-only, |connect-timeout=MS, |timeout=MS, "
                 + "|shards=A,B,… (the URL's * replaced by the key's shard), |lease=MS (how long a machine "
-                + "downloading a URL makes the others wait for its upload; default 30000; Redis, and HTTP servers that honour "
-                + "If-None-Match: * on PUT) "
+                + "downloading a URL makes the others wait for its upload, renewed while it downloads; default 6000; "
+                + "Redis, S3, and HTTP servers that honour If-None-Match: * on PUT) "
                 + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
             valueName: "url"))
     var remoteStorage: String?

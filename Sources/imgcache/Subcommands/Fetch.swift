@@ -80,7 +80,7 @@ extension IMGCacheCommand {
         @Flag(help: "Print the absolute path of each cached image file instead of its bytes.")
         var path = false
 
-        @Argument(help: ArgumentHelp("http or https URLs.", valueName: "url"))
+        @Argument(help: ArgumentHelp("http, https or s3://BUCKET/KEY URLs.", valueName: "url"))
         var urls: [String]
 
         func validate() throws {

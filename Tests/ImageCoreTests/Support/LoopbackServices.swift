@@ -24,9 +24,9 @@ enum LoopbackServices {
         return port
     }
 
-    /// Waits until something accepts connections on `port` (at most 10 s).
-    static func waitForListener(_ port: Int, _ process: Process) throws {
-        for _ in 0..<500 {
+    /// Waits until something accepts connections on `port` (at most `seconds`).
+    static func waitForListener(_ port: Int, _ process: Process, seconds: Double = 10) throws {
+        for _ in 0..<Int(seconds * 50) {
             guard process.isRunning else { throw ServiceError("exited before listening on \(port)") }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             let connected = LoopbackSocket.connect(fd, port: port)

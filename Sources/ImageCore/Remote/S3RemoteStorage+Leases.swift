@@ -1,0 +1,101 @@
+/// Download leases in an S3 bucket, which has held them atomically since
+/// 2024 (AWS; SeaweedFS, MinIO and R2 too). The lease for a key is the
+/// object `<key hash>.lease` (`HTTPLeaseObject`, the body an HTTP store's
+/// lease has):
+///
+/// - taken by `PUT` with `If-None-Match: *`: 2xx is ours, 412 is another's,
+///   409 is a conditional write racing ours (AWS), tried again;
+/// - taken over once run out (its holder died) by a `PUT` with `If-Match`
+///   its ETag, so of the waiters that saw it run out exactly one gets it;
+/// - renewed by a `PUT` and released by a `DELETE`, each with `If-Match` the
+///   ETag of the lease just read back and found to carry our token.
+///
+/// Lease PUTs get their own patience (`withLeasePatience`): a server may
+/// hold racing conditional writes for a second or two. Whether the server
+/// honours `If-None-Match: *` is probed once per run, by the first request
+/// for a lease; one that ignores it holds no leases (`LeaseAnswer.unsupported`).
+extension S3RemoteStorage: RemoteLeasing {
+    /// Most tries of a conditional PUT that another raced (409).
+    static let racedWriteTries = 4
+
+    func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
+        if let reason = try await leaseRefusal() { return .unsupported(reason) }
+        let lease = HTTPLeaseObject(token: token, duration: duration).encoded
+        for attempt in 1...Self.racedWriteTries {
+            switch try await write(leaseName(name), lease, conditions: [Self.ifNoneMatchAny], patient: true) {
+            case 409:
+                try await Task.sleep(nanoseconds: UInt64(attempt) * 50_000_000)
+                continue
+            case 412:
+                guard let held = try await readLease(name) else { continue }  // released meanwhile
+                let remaining = held.lease?.remaining() ?? 0
+                if remaining > 0 { return .held(remaining: remaining) }
+                guard let etag = held.etag else { return .held(remaining: nil) }
+                let takeover = try await write(
+                    leaseName(name), lease, conditions: [HTTPHeader(name: "If-Match", value: etag)], patient: true)
+                // 412 or 409: another waiter took it over first.
+                return (200..<300).contains(takeover) ? .acquired : .held(remaining: nil)
+            default:
+                return .acquired
+            }
+        }
+        return .held(remaining: nil)
+    }
+
+    func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
+        guard let held = try await readLease(name), held.lease?.token == token, let etag = held.etag else {
+            return false
+        }
+        let renewed = HTTPLeaseObject(token: token, duration: duration).encoded
+        let status = try await write(
+            leaseName(name), renewed, conditions: [HTTPHeader(name: "If-Match", value: etag)], patient: true)
+        return (200..<300).contains(status)
+    }
+
+    func releaseLease(_ name: String, token: String) async throws {
+        guard let held = try await readLease(name), held.lease?.token == token, let etag = held.etag else { return }
+        var release = request("DELETE", leaseName(name))
+        release.headers.append(HTTPHeader(name: "If-Match", value: etag))
+        _ = try await send(release, absent: true, answers: [412])
+    }
+
+    /// The lease object for key hash `name` and its ETag; nil if there is
+    /// none, a nil lease if the object is not one.
+    private func readLease(_ name: String) async throws -> (lease: HTTPLeaseObject?, etag: String?)? {
+        var read = request("GET", leaseName(name))
+        read.maxBytes = 4096
+        guard case (_, let response?) = try await send(read, absent: true) else { return nil }
+        return (HTTPLeaseObject(parsing: response.body ?? []), response.headers["etag"])
+    }
+
+    private func leaseName(_ name: String) -> String { "\(name).lease" }
+
+    private static let ifNoneMatchAny = HTTPHeader(name: "If-None-Match", value: "*")
+
+    /// Why the store can hold no leases, nil if it can: the probe's
+    /// outcome, probing on the first call.
+    private func leaseRefusal() async throws -> String? {
+        let probe = leaseProbe.withLock { probe in
+            if let probe { return probe }
+            let task = Task { try await probeConditionalPut() }
+            probe = task
+            return task
+        }
+        return try await probe.value
+    }
+
+    /// Makes sure the probe object exists, then PUTs over it with
+    /// `If-None-Match: *`: a server that honours the header answers 412
+    /// (or 409, racing another machine's probe).
+    private func probeConditionalPut() async throws -> String? {
+        let body = Array("imgcache lease probe\n".utf8)
+        do {
+            _ = try await write("lease-probe", body, patient: true)
+            let status = try await write("lease-probe", body, conditions: [Self.ifNoneMatchAny], patient: true)
+            return status == 412 || status == 409 ? nil : "it ignores If-None-Match: * on PUT"
+        } catch let error as ImageCoreError where error.httpStatus != nil {
+            // Lookups may still work; the first upload reports the refusal.
+            return "it refused the probe's write (\(error.message))"
+        }
+    }
+}
