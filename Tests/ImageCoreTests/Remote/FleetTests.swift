@@ -35,8 +35,16 @@ struct FleetTests {
         try sixMachinesDownloadEachURLOnce(sharing: apache.url, extraDownloads: 6)
     }
 
+    @Test(.enabled(if: LoopbackServices.haveWeed, Comment(rawValue: LoopbackServices.weedMissing)))
+    func sixMachinesSharingAnS3BucketDownloadEachURLOnce() throws {
+        let s3 = try SeaweedFSProcess.shared.get()
+        try sixMachinesDownloadEachURLOnce(sharing: "s3://\(try s3.makeBucket("fleet"))", environment: s3.environment)
+    }
+
     /// `extraDownloads`: what a loaded machine may add (a store operation that timed out).
-    func sixMachinesDownloadEachURLOnce(sharing remote: String, extraDownloads: Int = 3) throws {
+    func sixMachinesDownloadEachURLOnce(
+        sharing remote: String, extraDownloads: Int = 3, environment: [String: String] = [:]
+    ) throws {
         let count = 30
         let origin = try TestHTTPServer()
         var images: [String: [UInt8]] = [:]
@@ -59,7 +67,7 @@ struct FleetTests {
             // the stores' speed is `make bench`'s.
             try CLI.start(
                 ["prefetch", "--remote-storage", remote + "|timeout=5000|connect-timeout=2000", list],
-                cacheDir: machine.path, stdinPath: list)
+                cacheDir: machine.path, stdinPath: list, environment: environment)
         }
         let deadline = Date().addingTimeInterval(120)
         for process in processes {
@@ -86,61 +94,86 @@ struct FleetTests {
     }
 
     @Test(.enabled(if: LoopbackServices.haveRedis, Comment(rawValue: redisMissing)))
-    func aKilledLeaseholderInRedisDelaysTheOthersByAtMostTheLease() throws {
+    func aKilledLeaseholderInRedisCostsTheOthersSeconds() throws {
         let redis = try RedisProcess()
         let connection = try redis.connect()
-        try aKilledLeaseholderDelaysTheOthersByAtMostTheLease(sharing: redis.url) { hash in
+        try aKilledLeaseholderCostsTheOthersSeconds(sharing: redis.url) { hash in
             let leaseKey = Array("imgcache:\(RemoteObject.layoutVersion):lease:\(hash)".utf8)
             return try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(1)
         }
     }
 
     @Test(.enabled(if: LoopbackServices.haveApache, Comment(rawValue: apacheMissing)))
-    func aKilledLeaseholderInAnApacheStoreDelaysTheOthersByAtMostTheLease() throws {
+    func aKilledLeaseholderInAnApacheStoreCostsTheOthersSeconds() throws {
         let apache = try ApacheProcess()
-        try aKilledLeaseholderDelaysTheOthersByAtMostTheLease(sharing: apache.url) { hash in
+        try aKilledLeaseholderCostsTheOthersSeconds(sharing: apache.url) { hash in
             FileManager.default.fileExists(atPath: apache.objectPath("\(hash).lease"))
         }
     }
 
-    /// The leaseholder is SIGKILLed mid-download: its lease is no longer
-    /// renewed, and the next machine takes it over when it expires.
-    func aKilledLeaseholderDelaysTheOthersByAtMostTheLease(
-        sharing store: String, leaseExists: (String) throws -> Bool
+    @Test(.enabled(if: LoopbackServices.haveWeed, Comment(rawValue: LoopbackServices.weedMissing)))
+    func aKilledLeaseholderInAnS3BucketCostsTheOthersSeconds() throws {
+        let s3 = try SeaweedFSProcess.shared.get()
+        let bucket = try s3.makeBucket("dead")
+        try aKilledLeaseholderCostsTheOthersSeconds(sharing: "s3://\(bucket)", environment: s3.environment) { hash in
+            s3.object(bucket, "imgcache/\(RemoteObject.layoutVersion)/\(hash).lease") != nil
+        }
+    }
+
+    /// The leaseholder is SIGKILLed mid-download, with default settings:
+    /// its lease (6 s, renewed every 2 s while it downloaded) is no longer
+    /// renewed, and the other machines, which followed its renewals, take
+    /// it over when it runs out and finish within 10 s of the kill (man
+    /// page, REMOTE STORAGE).
+    func aKilledLeaseholderCostsTheOthersSeconds(
+        sharing store: String, environment: [String: String] = [:], leaseExists: (String) throws -> Bool
     ) throws {
         let origin = try TestHTTPServer()
         let bytes = try Self.image(1)
-        // About four seconds per answer.
+        // The holder's download would take a minute; the next one is quick.
         origin.route(
-            "/slow.png", .trickle(bytes, bytesPerSecond: bytes.count / 4, headers: ["Cache-Control": "max-age=3600"]))
-        let remote = store + "|lease=2000|timeout=5000|connect-timeout=2000"
-        let holderCache = try TemporaryDirectory()
+            "/slow.png",
+            sequence: [
+                .trickle(bytes, bytesPerSecond: max(1, bytes.count / 60), headers: ["Cache-Control": "max-age=3600"]),
+                .ok(bytes),
+            ])
+        // Each machine's cache lives as long as its process.
+        let caches = try (0..<3).map { _ in try TemporaryDirectory() }
         let holder = try CLI.start(
-            ["fetch", "--remote-storage", remote, origin.url("/slow.png")], cacheDir: holderCache.path,
-            stdinPath: "/dev/null")
+            ["fetch", "--remote-storage", store, origin.url("/slow.png")], cacheDir: caches[0].path,
+            stdinPath: "/dev/null", environment: environment)
         let hash = CacheKey(origin.url("/slow.png")).hash
         var leased = false
-        for _ in 0..<500 where !leased {
+        for _ in 0..<1500 where !leased {
             leased = try leaseExists(hash)
             if !leased { usleep(20_000) }
         }
         #expect(leased, "the first machine took no lease")
-        // Killed mid-download: once the origin has its request.
+        // Killed mid-download: once the origin has its request, and a
+        // renewal or two later, so the others follow a lease in use.
         for _ in 0..<500 where origin.requestCount(for: "/slow.png") == 0 { usleep(20_000) }
         #expect(origin.requestCount(for: "/slow.png") == 1, "the first machine did not start its download")
+        usleep(2_500_000)
+        let others = try caches.dropFirst().map { cache in
+            try CLI.start(
+                ["fetch", "--remote-storage", store, origin.url("/slow.png")], cacheDir: cache.path,
+                stdinPath: "/dev/null", environment: environment)
+        }
+        usleep(300_000)
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
-        let started = Date()
-        let otherCache = try TemporaryDirectory()
-        let other = try CLI.run(
-            ["fetch", "-v", "--remote-storage", remote, origin.url("/slow.png")],
-            cacheDir: otherCache.path, timeout: 60)
-        let elapsed = Date().timeIntervalSince(started)
-        #expect(other.status == 0 && other.stdout == bytes, "\(other.stderr)")
-        #expect(other.stderr.contains("another machine is downloading"), "\(other.stderr)")
-        #expect(other.stderr.contains("took the download lease"), "\(other.stderr)")
-        // At most the lease (2 s), the poll margin, and its own 4 s download, with room for a loaded machine.
-        if upperTimeBoundsHold { #expect(elapsed < 2 + RemoteCache.leaseMargin + 4 + 6, "\(elapsed) s") }
+        let killed = Date()
+        for other in others {
+            while other.isRunning && Date().timeIntervalSince(killed) < 60 { usleep(10_000) }
+            if other.isRunning { kill(other.processIdentifier, SIGKILL) }
+            other.waitUntilExit()
+            #expect(other.terminationStatus == 0)
+        }
+        let elapsed = Date().timeIntervalSince(killed)
+        // The lease, the margin and a poll: 8 s; the man page promises 10
+        // (a sanitizer's starved pool is given no bound).
+        if upperTimeBoundsHold { #expect(elapsed <= 10, "the others finished \(elapsed) s after the kill") }
+        // The holder's GET, and one more by whichever of the others took the lease over.
         #expect(origin.requestCount(for: "/slow.png") == 2)
     }
 }

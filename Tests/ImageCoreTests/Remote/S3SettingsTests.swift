@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// What S3 needs besides a server: the `s3://` store syntax, endpoint,
+/// region and credentials found as the AWS CLI finds them, object URLs,
+/// S3 error codes, and the signed request's headers as sent.
+struct S3SettingsTests {
+    @Test func anS3StoreTakesEveryAttributeAndShowsNoSecret() throws {
+        let store = try RemoteStorageURL(
+            parsing: "s3://media-*/team/cache|endpoint=http://127.0.0.1:8333|region=eu-west-3|shards=a,b"
+                + "|read-only|timeout=2000|connect-timeout=300|lease=9000")
+        #expect(store.scheme == .s3 && store.readOnly && store.timeout == 2 && store.connectTimeout == 0.3)
+        #expect(store.endpoint == "http://127.0.0.1:8333" && store.region == "eu-west-3")
+        #expect(store.leaseDuration == 9 && store.shards.map(\.name) == ["a", "b"])
+        #expect(store.shard(store.shards[1]).maskedURL == "s3://media-b/team/cache")
+        #expect(RemoteStorageURL.defaultLeaseDuration * 1 <= 10 - RemoteCache.leaseMargin - RemoteCache.longestPoll)
+        for spec in ["s3://", "s3:///x", "s3://b|endpoint=ftp://x", "s3://b|region=", "http://h|region=x"] {
+            #expect(throws: ImageCoreError.self, "\(spec)") { try RemoteStorageURL(parsing: spec) }
+        }
+    }
+
+    @Test func theEnvironmentComesFirstThenTheSharedFile() throws {
+        let file = Array(
+            """
+            [default]
+            aws_access_key_id = AKIDDEFAULT
+            aws_secret_access_key = default-secret
+            [ci]
+            aws_access_key_id=AKIDCI
+            aws_secret_access_key=ci/secret+1
+            aws_session_token = tok
+            """.utf8)
+        var asked: [String] = []
+        let read = { (path: String) -> [UInt8]? in
+            asked.append(path)
+            return file
+        }
+        let fromEnvironment = AWSSettings(
+            environment: [
+                "AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "env-secret",
+                "AWS_DEFAULT_REGION": "ap-south-1",
+                "AWS_ENDPOINT_URL": "http://generic", "AWS_ENDPOINT_URL_S3": "http://s3-only",
+            ], readFile: read)
+        #expect(fromEnvironment.credentials == AWSCredentials(accessKeyID: "AKIDENV", secretAccessKey: "env-secret"))
+        #expect(fromEnvironment.region == "ap-south-1" && fromEnvironment.endpoint == "http://s3-only")
+        #expect(asked.isEmpty)
+        let fromProfile = AWSSettings(
+            environment: ["HOME": "/home/u", "AWS_PROFILE": "ci", "AWS_REGION": "eu-north-1"], readFile: read)
+        #expect(asked == ["/home/u/.aws/credentials"])
+        #expect(
+            fromProfile.credentials
+                == AWSCredentials(accessKeyID: "AKIDCI", secretAccessKey: "ci/secret+1", sessionToken: "tok"))
+        #expect(fromProfile.region == "eu-north-1" && fromProfile.endpoint == nil)
+        let fallback = AWSSettings(environment: ["AWS_SHARED_CREDENTIALS_FILE": "/etc/creds"], readFile: read)
+        #expect(asked.last == "/etc/creds" && fallback.credentials?.accessKeyID == "AKIDDEFAULT")
+        #expect(fallback.region == "us-east-1")
+        #expect(!"\(fallback.credentials!)".contains("default-secret"))
+        #expect(AWSSettings(environment: ["AWS_PROFILE": "none"], readFile: read).credentials == nil)
+    }
+
+    @Test func objectURLsArePathStyleOnACustomEndpoint() {
+        let object = S3ObjectURL("s3://photos/2024/cat%201.jpg")
+        #expect(object == S3ObjectURL(bucket: "photos", key: "2024/cat%201.jpg"))
+        #expect(
+            object?.httpURL(endpoint: "http://127.0.0.1:8333/", region: "x")
+                == "http://127.0.0.1:8333/photos/2024/cat%201.jpg")
+        #expect(
+            object?.httpURL(endpoint: nil, region: "eu-west-1")
+                == "https://photos.s3.eu-west-1.amazonaws.com/2024/cat%201.jpg")
+        #expect(
+            S3ObjectURL("s3://a.b/k")?.httpURL(endpoint: nil, region: "us-east-1")
+                == "https://s3.us-east-1.amazonaws.com/a.b/k")
+        #expect(S3ObjectURL("s3://u:p@b/k") == nil && S3ObjectURL("https://b/k") == nil)
+    }
+
+    @Test func anErrorDocumentNamesItsCode() {
+        let document = Array(
+            "<?xml version=\"1.0\"?><Error><Code>NoSuchBucket</Code><Message>gone</Message></Error>".utf8)
+        #expect(ResponseHead.serviceCode(in: document) == "NoSuchBucket")
+        #expect(ResponseHead.serviceCode(in: Array("<Code>a b</Code>".utf8)) == nil)
+        #expect(ResponseHead.serviceCode(in: Array("<Code>Unclosed".utf8)) == nil)
+        #expect(ImageCoreError.httpStatus(403, serviceCode: "AccessDenied").message == "HTTP 403 AccessDenied")
+    }
+
+    /// SeaweedFS does not require `x-amz-content-sha256`; AWS does. It is
+    /// sent with the body's SHA-256, and signed; no empty `Expect:` is
+    /// (curl 7.88 would sign it without sending it).
+    @Test func aSignedRequestSendsAndSignsTheContentHash() async throws {
+        let server = try TestHTTPServer()
+        server.route("/bucket/key", .ok(Fixtures.tinyPNG))
+        let loader = try Downloader(configuration: .init(temporaryDirectory: try TemporaryDirectory().path))
+        defer { loader.close() }
+        var request = DownloadRequest(url: server.url("/bucket/key"))
+        request.method = "PUT"
+        request.expectsImage = false
+        request.uploadBody = Array("body".utf8)
+        request.sign(
+            with: AWSCredentials(accessKeyID: "AKID", secretAccessKey: "SECRET", sessionToken: "TOKEN"),
+            region: "eu-west-3")
+        _ = try await loader.download(request)
+        let sent = try #require(server.requests.last)
+        #expect(sent.header("x-amz-content-sha256") == Digest.sha256Hex(Array("body".utf8)))
+        #expect(sent.header("x-amz-security-token") == "TOKEN")
+        #expect(sent.header("Expect") == nil)
+        let authorization = try #require(sent.header("Authorization"))
+        #expect(authorization.hasPrefix("AWS4-HMAC-SHA256 Credential=AKID/"))
+        #expect(authorization.contains("/eu-west-3/s3/aws4_request"))
+        let signed = authorization.split(separator: " ").first { $0.hasPrefix("SignedHeaders=") }
+        #expect(signed?.contains("x-amz-content-sha256") == true, "\(authorization)")
+        #expect(signed?.contains("x-amz-security-token") == true, "\(authorization)")
+        #expect(signed?.contains("expect") == false, "\(authorization)")
+        #expect(!authorization.contains("SECRET"))
+    }
+}
