@@ -24,7 +24,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
             without user.* attributes); a damaged entry is removed and fetched again. A record that does not \
             fit an attribute (URLs over about 3 KB on ext4) is not stored. imgcache.conf in the cache directory holds settings every \
             process shares: max-age (7d), max-size (none), failed-ttl (24h), memory-limit (256M), and the \
-            download options timeout, connect-timeout, max-time, limit-rate, max-per-host and rate (flags \
+            download options timeout, connect-timeout, max-time, limit-rate, max-per-host, rate and aws-sigv4 (flags \
             override them for one run).
 
             HTTP CACHING (RFC 9111, private cache): a fresh entry (max-age, else Expires - Date, else 10% \
@@ -46,13 +46,29 @@ struct IMGCacheCommand: AsyncParsableCommand {
 
             REMOTE STORAGE (shared by a fleet, as in ccache): remote-storage = URL [URL...] in imgcache.conf, \
             $IMGCACHE_REMOTE_STORAGE, or --remote-storage URL / --no-remote-storage for one run. URL is \
-            http(s)://... (PUT/DELETE, e.g. nginx WebDAV) or redis://[user:password@]host[:port][/db], \
-            optionally followed by |read-only, |connect-timeout=MS (100) and |timeout=MS (1000). Lookup: \
+            http(s)://... (PUT/DELETE, e.g. nginx WebDAV), redis://[user:password@]host[:port][/db] or \
+            s3://BUCKET[/PREFIX] (|endpoint=URL, else $AWS_ENDPOINT_URL_S3, else $AWS_ENDPOINT_URL, else \
+            AWS's, path-style on a custom endpoint; |region=R, else $AWS_REGION, else $AWS_DEFAULT_REGION, \
+            else us-east-1; credentials from $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY and \
+            $AWS_SESSION_TOKEN, else the shared credentials file, $AWS_SHARED_CREDENTIALS_FILE or \
+            ~/.aws/credentials, section $AWS_PROFILE or default; every request signed with SigV4), \
+            optionally followed by |read-only, |connect-timeout=MS (100), |timeout=MS (1000), \
+            |shards=A,B,... and |lease=MS (6000). Lookup: \
             memory, disk, each remote in turn, origin. A remote entry is verified like a download, stored \
             locally and reported as "remote"; a stale one is revalidated with its validators. Verified \
             downloads and 304 renewals are uploaded before exit unless read-only. A remote that fails, stalls \
-            or serves a bad entry never fails a fetch: it is skipped for the rest of the run and the origin \
-            serves. Passwords are shown as ***.
+            or serves a bad entry never fails a fetch: it is skipped for the rest of the run, said once \
+            (imgcache: remote storage s3://BUCKET/PREFIX: HTTP 403 AccessDenied, skipped), and the origin \
+            serves. Before downloading a URL found nowhere, a machine takes a lease for it in the first \
+            writable store that holds leases (Redis; S3 and HTTP servers that honour If-None-Match: * on \
+            PUT, probed once per run) and renews it every third of its time while it downloads; the others \
+            wait for its upload, following its renewals, so with default settings a holder that dies delays \
+            them by at most 10 s. Passwords and secrets are never shown (***).
+
+            S3 ORIGINS: s3://BUCKET/KEY is a URL like any other for fetch, prefetch, stat and purge (the same \
+            endpoint, region and credentials; the cache key is the s3:// URL); a refusal is exit 4 with the \
+            S3 error code (HTTP 403 AccessDenied). --aws-sigv4 signs http(s) requests as curl's option does, \
+            with -u KEY:SECRET (else the AWS credentials above); aws-sigv4 = ... in imgcache.conf does the same.
 
             FAILED URLS: an HTTP error status, a body that is not an image, a corrupt image or one over a \
             limit puts the URL on the failed list for failed-ttl; it is not requested again (exit 6) unless \

@@ -26,7 +26,7 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
     /// The shards the `*` in `url` stands for; empty when not sharded.
     public var shards: [Shard] = []
     /// How long a download lease taken in this store lasts, in seconds
-    /// (renewed while the download runs); 30 s unless `|lease=MS`.
+    /// (renewed while the download runs); `defaultLeaseDuration` unless `|lease=MS`.
     public var leaseDuration = Self.defaultLeaseDuration
     /// An S3 store's endpoint (`|endpoint=URL`); nil: the run's (`AWSSettings`).
     public var endpoint: String?
