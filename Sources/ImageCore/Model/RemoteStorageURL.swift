@@ -39,7 +39,7 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
     /// and a poll), well within the 10 s the man page promises.
     public static let defaultLeaseDuration = 6.0
     /// The time allowed to a lease request at least (`|timeout=` when longer).
-    public static let leaseRequestTimeout = 5.0
+    public static let leaseRequestTimeout = 10.0
 
     /// One shard: a name that replaces the `*`, and its share of the keys
     /// relative to the others' (ccache's `name(weight)`, default 1).

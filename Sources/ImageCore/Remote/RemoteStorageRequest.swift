@@ -22,9 +22,10 @@ extension DownloadRequest {
     }
 
     /// The request given the patience a lease request needs: a server may
-    /// hold a conditional PUT racing others for a second or two (SeaweedFS
-    /// does, measured 1–2 s with six at once), longer than a lookup's
-    /// default timeout, and a lease request timed out would disable the store.
+    /// hold a conditional PUT racing others for seconds (SeaweedFS does:
+    /// 1–2 s with six at once, up to 5 s on a loaded machine), longer than
+    /// a lookup's default timeout, and a lease request timed out would
+    /// disable the store.
     func withLeasePatience() -> DownloadRequest {
         var request = self
         let patience = Swift.max(RemoteStorageURL.leaseRequestTimeout, timeout ?? 0)
