@@ -8,18 +8,25 @@
 #      every machine's every entry compared with the origin's bytes;
 #   b. the same with the leaseholder SIGKILLed: when the others exit;
 #   c. two Redis shards: how 1000 keys split, then one shard stopped;
-#   d. as a., with one Apache mod_dav store (leases by conditional PUT).
+#   d. as a., with one Apache mod_dav store (leases by conditional PUT);
+#   e. as a., with one S3 bucket (SeaweedFS; leases by conditional PUT);
+#   f. a dead leaseholder on each store (Redis, Apache, S3), default settings:
+#      seconds from its SIGKILL until the others are done (goal: 10);
+#   g. a prefetch of 1000 URLs from a warm S3 store against the origin.
+# SeaweedFS comes from .venv (`make deps`); without it, rows e–g are skipped.
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-fleet.sh PATH/TO/imgcache [WORKDIR]}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${2:-$(mktemp -d /tmp/imgcache-fleet.XXXXXX)}
 mkdir -p "$WORK"
 SLOW_PORT=${SLOW_PORT:-18441} R1=${R1:-18442} R2=${R2:-18443} FAST_PORT=${FAST_PORT:-18444} DAV_PORT=${DAV_PORT:-18445}
-MACHINES=6 COUNT=60 DELAY=0.2 LEASE_MS=2000
+S3_PORT=${S3_PORT:-18450}  # and the eleven after it
+MACHINES=6 COUNT=60 DELAY=0.2 RUNS=${RUNS:-3}
 say() { printf '%s\n' "$*" >&2; }
 now() { date +%s.%N; }
 since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.2f", e - s }'; }
 . "$HERE/scripts/lib/nginx.sh"
+. "$HERE/scripts/lib/seaweedfs.sh"
 
 PIDS=()
 cleanup() {
@@ -27,6 +34,7 @@ cleanup() {
 	for port in $R1 $R2; do redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; done
 	nginx_stop "$WORK/fast" || true
 	[ -f "$WORK/apache/httpd.pid" ] && kill "$(cat "$WORK/apache/httpd.pid")" 2>/dev/null || true
+	seaweedfs_stop "$WORK/s3"
 }
 trap cleanup EXIT
 
@@ -52,6 +60,37 @@ done
 NGINX_MAX_AGE=86400 nginx_start "$WORK/www" $FAST_PORT "$WORK/fast"
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$SLOW_PORT/" && break; sleep 0.1; done
 REDIS="redis://127.0.0.1:$R1"
+HAVE_S3=0
+if [ -x "${IMGCACHE_WEED:-$HERE/.venv/bin/weed}" ] && seaweedfs_start "$WORK/s3" $S3_PORT; then HAVE_S3=1; fi
+FILER="http://127.0.0.1:$((S3_PORT + 6))"  # SeaweedFS's own HTTP API: lists a bucket's objects without a query to sign
+# A new bucket per use, named in BUCKET: a fleet starts from an empty store.
+BUCKETS=0
+new_bucket() { BUCKETS=$((BUCKETS + 1)); BUCKET=fleet-$BUCKETS; s3_request PUT "/$BUCKET" >/dev/null; }
+
+# Apache mod_dav (rows d and f).
+mkdir -p "$WORK/apache/dav"
+cat > "$WORK/apache/httpd.conf" <<EOF
+ServerRoot $WORK/apache
+ServerName 127.0.0.1
+Listen 127.0.0.1:$DAV_PORT
+PidFile $WORK/apache/httpd.pid
+DefaultRuntimeDir $WORK/apache
+ErrorLog $WORK/apache/error.log
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule dav_module /usr/lib/apache2/modules/mod_dav.so
+LoadModule dav_fs_module /usr/lib/apache2/modules/mod_dav_fs.so
+DAVLockDB $WORK/apache/davlock
+KeepAliveTimeout 60
+MaxKeepAliveRequests 0
+DocumentRoot $WORK/apache/dav
+<Directory $WORK/apache/dav>
+    Dav On
+    Require all granted
+</Directory>
+EOF
+/usr/sbin/apache2 -f "$WORK/apache/httpd.conf" -k start
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$DAV_PORT/" && break; sleep 0.1; done
 
 # Starts MACHINES prefetches of fleet.txt with remote storage $1 into fresh caches; their pids in MPIDS.
 start_fleet() {
@@ -116,27 +155,6 @@ for mode in none lease; do
 	[ $mode = lease ] && echo "GOAL|fleet of $MACHINES started together: origin GETs for $COUNT URLs|$gets|$((COUNT + 3))|$right/$((MACHINES * COUNT)) entries right, $secs s"
 done
 
-# ---- b. The leaseholder SIGKILLed.
-say "13b. the same, the first leaseholder SIGKILLed"
-start_fleet "$REDIS|lease=$LEASE_MS"
-token=""
-for _ in $(seq 500); do
-	key=$(redis-cli -p $R1 --scan --pattern 'imgcache:1:lease:*' | head -1)
-	[ -n "$key" ] && token=$(redis-cli -p $R1 get "$key") && [ -n "$token" ] && break
-	sleep 0.01
-done
-victim=${token%%-*}
-kill -9 "$victim"
-killed=$(now)
-others=()
-for pid in "${MPIDS[@]}"; do [ "$pid" = "$victim" ] || others+=("$pid"); done
-MPIDS=("${others[@]}")
-wait_fleet
-after=$(since "$killed")
-gets=$(wc -l < "$WORK/gets.log")
-echo "| 13 fleet: the leaseholder SIGKILLed (lease ${LEASE_MS} ms) | one Redis, leases | others done $after s after the kill, $OK/$((MACHINES - 1)) exit 0, $gets origin GETs | – |"
-echo "GOAL|leaseholder SIGKILLed: the others' exit after the kill (s)|$after|$(awk -v l=$LEASE_MS 'BEGIN { print l / 1000 + 5 }')|$OK/$((MACHINES - 1)) exit 0; lease + 5 s"
-
 # ---- c. Two Redis shards.
 say "13c. two Redis shards, 1000 URLs; then one stopped"
 SHARDED="redis://127.0.0.1:*|shards=$R1,$R2"
@@ -159,29 +177,6 @@ echo "GOAL|one shard stopped: origin GETs / its keys|$(awk -v g="$gets" -v k="$k
 
 # ---- d. Six machines started together, one Apache mod_dav store.
 say "13d. $MACHINES machines, one Apache mod_dav store, $COUNT URLs from an origin answering after ${DELAY}s"
-mkdir -p "$WORK/apache/dav"
-cat > "$WORK/apache/httpd.conf" <<EOF
-ServerRoot $WORK/apache
-ServerName 127.0.0.1
-Listen 127.0.0.1:$DAV_PORT
-PidFile $WORK/apache/httpd.pid
-DefaultRuntimeDir $WORK/apache
-ErrorLog $WORK/apache/error.log
-LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule dav_module /usr/lib/apache2/modules/mod_dav.so
-LoadModule dav_fs_module /usr/lib/apache2/modules/mod_dav_fs.so
-DAVLockDB $WORK/apache/davlock
-KeepAliveTimeout 60
-MaxKeepAliveRequests 0
-DocumentRoot $WORK/apache/dav
-<Directory $WORK/apache/dav>
-    Dav On
-    Require all granted
-</Directory>
-EOF
-/usr/sbin/apache2 -f "$WORK/apache/httpd.conf" -k start
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$DAV_PORT/" && break; sleep 0.1; done
 start=$(now)
 start_fleet "http://127.0.0.1:$DAV_PORT/"
 wait_fleet
@@ -190,3 +185,88 @@ gets=$(wc -l < "$WORK/gets.log")
 right=$(right_entries $(seq $MACHINES))
 echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | one Apache mod_dav store, leases by conditional PUT | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
 echo "GOAL|fleet of $MACHINES on one Apache store: origin GETs for $COUNT URLs|$gets|$((COUNT + 3))|$right/$((MACHINES * COUNT)) entries right, $secs s"
+
+# ---- e. Six machines started together, one S3 bucket.
+if [ $HAVE_S3 = 1 ]; then
+	say "13e. $MACHINES machines, one S3 bucket (SeaweedFS), $COUNT URLs from an origin answering after ${DELAY}s"
+	new_bucket
+	start=$(now)
+	start_fleet "s3://$BUCKET"
+	wait_fleet
+	secs=$(since "$start")
+	gets=$(wc -l < "$WORK/gets.log")
+	right=$(right_entries $(seq $MACHINES))
+	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | one S3 bucket (SeaweedFS), leases by conditional PUT | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
+	echo "GOAL|fleet of $MACHINES on one S3 bucket: origin GETs per URL|$(awk -v g="$gets" -v c=$COUNT 'BEGIN { printf "%.2f", g / c }')|1.05|$gets GETs for $COUNT URLs, $right/$((MACHINES * COUNT)) entries right, $secs s"
+fi
+
+# ---- f. The leaseholder SIGKILLed, on each store, default settings.
+# dead_leaseholder STORE LABEL: starts the fleet on STORE, waits for the
+# first lease, reads its holder's pid from its token (`PID-…`) with
+# lease_token, SIGKILLs it, and times the others until they are done.
+dead_leaseholder() {
+	local store=$1 label=$2 token="" victim killed after others=()
+	start_fleet "$store"
+	for _ in $(seq 1000); do
+		token=$(lease_token || true)
+		[ -n "$token" ] && break
+		sleep 0.01
+	done
+	victim=${token%%-*}
+	kill -9 "$victim"
+	killed=$(now)
+	for pid in "${MPIDS[@]}"; do [ "$pid" = "$victim" ] || others+=("$pid"); done
+	MPIDS=("${others[@]}")
+	wait_fleet
+	after=$(since "$killed")
+	gets=$(wc -l < "$WORK/gets.log")
+	echo "| 13 fleet: the leaseholder SIGKILLed, default lease | $label | others done $after s after the kill, $OK/$((MACHINES - 1)) exit 0, $gets origin GETs | – |"
+	echo "GOAL|leaseholder SIGKILLed, $label: the others done after the kill (s)|$after|10|$OK/$((MACHINES - 1)) exit 0, default settings"
+}
+say "13f. a dead leaseholder on each store, default settings"
+lease_token() {
+	local key
+	key=$(redis-cli -p $R1 --scan --pattern 'imgcache:1:lease:*' | head -1)
+	[ -n "$key" ] && redis-cli -p $R1 get "$key"
+}
+dead_leaseholder "$REDIS" "one Redis"
+lease_token() {
+	local file
+	file=$(find "$WORK/apache/dav/imgcache" -name '*.lease' 2>/dev/null | head -1)
+	[ -n "$file" ] && sed -n 's/^token //p' "$file"
+}
+dead_leaseholder "http://127.0.0.1:$DAV_PORT/" "one Apache mod_dav store"
+if [ $HAVE_S3 = 1 ]; then
+	new_bucket
+	lease_token() {
+		local path
+		path=$(curl -s -H 'Accept: application/json' "$FILER/buckets/$BUCKET/imgcache/1/?limit=10000" |
+			python3 -c 'import json, sys; print(next((e["FullPath"] for e in json.load(sys.stdin).get("Entries") or [] if e["FullPath"].endswith(".lease")), ""))')
+		[ -n "$path" ] && s3_request GET "${path#/buckets}" | sed -n 's/^token //p'
+	}
+	dead_leaseholder "s3://$BUCKET" "one S3 bucket (SeaweedFS)"
+fi
+
+# ---- g. A prefetch of 1000 URLs from a warm S3 store against the origin
+# (the fast nginx), each into an empty local cache; medians of $RUNS.
+if [ $HAVE_S3 = 1 ]; then
+	say "13g. prefetch of 1000 from a warm S3 store vs from the origin"
+	new_bucket
+	WARM="s3://$BUCKET"
+	"$IMGCACHE" prefetch -q --no-progress --cache-dir "$WORK/g/warm" --remote-storage "$WARM" "$WORK/list.txt"
+	origin_times="" s3_times=""
+	for _ in $(seq "$RUNS"); do
+		for source in origin s3; do
+			rm -rf "$WORK/g/run"
+			args=(--no-remote-storage); [ $source = s3 ] && args=(--remote-storage "$WARM")
+			start=$(now)
+			"$IMGCACHE" prefetch -q --no-progress --cache-dir "$WORK/g/run" "${args[@]}" "$WORK/list.txt"
+			t=$(since "$start")
+			if [ $source = s3 ]; then s3_times+="$t "; else origin_times+="$t "; fi
+		done
+	done
+	median_of() { echo $1 | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}'; }
+	o=$(median_of "$origin_times") w=$(median_of "$s3_times")
+	echo "| 13 prefetch 1000 from a warm S3 store (SeaweedFS) | \`imgcache prefetch --remote-storage s3://… list\` | $w s (origin: $o s) | $(awk -v a="$o" -v b="$w" 'BEGIN { printf "%.2f", a / b }') (origin / this) |"
+	echo "GOAL|warm S3 store vs origin, prefetch of 1000 (issue 32)|$(awk -v a="$w" -v b="$o" 'BEGIN { printf "%.2f", a / b }')|1.2|$w s vs $o s"
+fi
