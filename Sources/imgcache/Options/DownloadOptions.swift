@@ -198,7 +198,7 @@ func validateURLs(_ urls: [String]) throws {
         let lowered = url.lowercased()
         if S3ObjectURL(url).map({ !$0.key.isEmpty }) == true { continue }
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8 else {
-            throw ValidationError("'\(url)' is not an http, https or s3://BUCKET/KEY URL")
+            throw ValidationError("'\(url)' is not an http or https URL (nor s3://BUCKET/KEY)")
         }
         if let problem = URLNormalization.syntaxProblem(url) {
             throw ValidationError("'\(url)' is not a valid URL: \(problem)")

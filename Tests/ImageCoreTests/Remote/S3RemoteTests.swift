@@ -124,8 +124,9 @@ struct S3RemoteTests {
         let images = try NginxOrigin(count: 12)
         let store = "s3://sh*\(name.dropFirst(3))|shards=a,b"
         let list = images.urls.joined(separator: "\n") + "\n"
+        let cache1 = try TemporaryDirectory()
         let warm = try CLI.run(
-            ["prefetch", "--remote-storage", store, "-"], cacheDir: try TemporaryDirectory().path,
+            ["prefetch", "--remote-storage", store, "-"], cacheDir: cache1.path,
             stdin: Array(list.utf8), environment: s3.environment)
         #expect(warm.status == 0, "\(warm.stderr)")
         let owners = images.urls.map { url in
@@ -160,14 +161,16 @@ struct S3RemoteTests {
     @Test func aPrivateObjectRefusedIsExit4WithTheS3Code() throws {
         let bucket = try s3.makeBucket()
         try s3.put(bucket, "secret.png", png)
+        let cache2 = try TemporaryDirectory()
         let run = try CLI.run(
-            ["fetch", "s3://\(bucket)/secret.png"], cacheDir: try TemporaryDirectory().path,
+            ["fetch", "s3://\(bucket)/secret.png"], cacheDir: cache2.path,
             environment: s3.environment.merging(["AWS_SECRET_ACCESS_KEY": "nope"]) { $1 })
         #expect(run.status == 4, "\(run.stderr)")
         #expect(
             run.stderr == "imgcache: s3://\(bucket)/secret.png: HTTP 403 SignatureDoesNotMatch\n", "\(run.stderr)")
+        let cache3 = try TemporaryDirectory()
         let prefetch = try CLI.run(
-            ["prefetch", "-"], cacheDir: try TemporaryDirectory().path,
+            ["prefetch", "-"], cacheDir: cache3.path,
             stdin: Array("s3://\(bucket)/secret.png\n".utf8), environment: s3.environment)
         #expect(prefetch.status == 0, "\(prefetch.stderr)")
     }
@@ -176,13 +179,15 @@ struct S3RemoteTests {
         let bucket = try s3.makeBucket()
         try s3.put(bucket, "b.png", png)
         let url = "\(s3.endpoint)/\(bucket)/b.png"
+        let cache4 = try TemporaryDirectory()
+        let cache5 = try TemporaryDirectory()
         let signed = try CLI.run(
             [
                 "fetch", "--aws-sigv4", "aws:amz:us-east-1:s3", "-u",
                 "\(SeaweedFSProcess.accessKey):\(SeaweedFSProcess.secretKey)", url,
-            ], cacheDir: try TemporaryDirectory().path)
+            ], cacheDir: cache4.path)
         #expect(signed.status == 0 && signed.stdout == png, "\(signed.stderr)")
-        let unsigned = try CLI.run(["fetch", url], cacheDir: try TemporaryDirectory().path)
+        let unsigned = try CLI.run(["fetch", url], cacheDir: cache5.path)
         #expect(unsigned.status == 4 && unsigned.stderr.contains("HTTP 403 AccessDenied"), "\(unsigned.stderr)")
         // The conf key signs as the flag does, with the AWS credentials found.
         let cache = try TemporaryDirectory()
@@ -201,7 +206,8 @@ struct S3RemoteTests {
         settings.credentials = AWSCredentials(
             accessKeyID: SeaweedFSProcess.accessKey, secretAccessKey: SeaweedFSProcess.secretKey)
         let configured = try RemoteStorageURL(parsing: "s3://\(bucket)")
-        let loader = try Downloader(configuration: .init(temporaryDirectory: try TemporaryDirectory().path))
+        let scratch = try TemporaryDirectory()
+        let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
         defer { loader.close() }
         let stores = (0..<6).map { _ in S3RemoteStorage(configured, network: loader, aws: settings) }
         let answers = try await withThrowingTaskGroup(of: LeaseAnswer.self) { group in
@@ -223,7 +229,8 @@ struct S3RemoteTests {
         settings.endpoint = s3.endpoint
         settings.credentials = AWSCredentials(
             accessKeyID: SeaweedFSProcess.accessKey, secretAccessKey: SeaweedFSProcess.secretKey)
-        let loader = try Downloader(configuration: .init(temporaryDirectory: try TemporaryDirectory().path))
+        let scratch = try TemporaryDirectory()
+        let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
         defer { loader.close() }
         let store = S3RemoteStorage(try RemoteStorageURL(parsing: "s3://\(bucket)"), network: loader, aws: settings)
         #expect(try await store.acquireLease("k", token: "dead", duration: 0.05) == .acquired)

@@ -91,7 +91,8 @@ struct S3SettingsTests {
     @Test func aSignedRequestSendsAndSignsTheContentHash() async throws {
         let server = try TestHTTPServer()
         server.route("/bucket/key", .ok(Fixtures.tinyPNG))
-        let loader = try Downloader(configuration: .init(temporaryDirectory: try TemporaryDirectory().path))
+        let scratch = try TemporaryDirectory()
+        let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
         defer { loader.close() }
         var request = DownloadRequest(url: server.url("/bucket/key"))
         request.method = "PUT"
