@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
         // Links only Nettle (nettle-dev), for SHA-256: a warm hit names its
         // file with it. Statically (-l:libnettle.a): as a shared library its
         // load and 465 symbol bindings cost every start more than the three
@@ -36,12 +37,12 @@ let package = Package(
         // C library is loaded on first use (library_loader.h).
         .target(
             name: "CImageCoreShims",
-            dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CWebP", "CHiredis", "CAVIF", "CJXL"],
+            dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CWebP", "CHiredis", "CAVIF", "CJXL", "CHEIF"],
             linkerSettings: [.linkedLibrary(":libnettle.a")]),
         .target(
             name: "ImageCore",
             dependencies: [
-                "CCurl", "CPNG", "CGIF", "CWebP", "CAVIF", "CJXL", "CImageCoreShims", "CHiredis",
+                "CCurl", "CPNG", "CGIF", "CWebP", "CAVIF", "CJXL", "CHEIF", "CImageCoreShims", "CHiredis",
             ],
             swiftSettings: strictSwift
         ),

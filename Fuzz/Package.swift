@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         .target(name: "CFuzzerDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", .product(name: "ImageCore", package: rootIdentity)]),
-    ] + ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzAPNG", "FuzzCacheRecord", "FuzzArguments"].map { name in
+    ] + ["FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF", "FuzzAPNG", "FuzzCacheRecord", "FuzzArguments"].map { name in
         .executableTarget(name: name, dependencies: ["FuzzSupport"])
     },
     swiftLanguageModes: [.v6]

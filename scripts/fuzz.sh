@@ -16,7 +16,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
-all=(FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzAVIF FuzzJXL FuzzAPNG FuzzCacheRecord FuzzArguments)
+all=(FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzAVIF FuzzJXL FuzzHEIF FuzzAPNG FuzzCacheRecord FuzzArguments)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 swift=${SWIFT:-swift}
@@ -44,7 +44,7 @@ shared_seeds() {
     local prefix
     case "$1" in
         FuzzJPEG) prefix=jpeg ;; FuzzPNG | FuzzAPNG) prefix=png ;; FuzzGIF) prefix=gif ;; FuzzWebP) prefix=webp ;;
-        FuzzAVIF) prefix=avif ;; *) return ;;
+        FuzzAVIF) prefix=avif ;; FuzzHEIF) prefix=heic ;; *) return ;;
     esac
     [ -d "$shared" ] || return
     find "$shared/images" "$shared/bad" -maxdepth 1 -type f -name "${prefix}_*" -size -50k 2>/dev/null

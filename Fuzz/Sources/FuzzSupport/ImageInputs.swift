@@ -55,6 +55,7 @@ public enum ImageInputs {
         case .webp: try WebPDecoder(limits: limits).inspect(bytes)
         case .avif: try AVIFDecoder(limits: limits).inspect(bytes)
         case .jxl: try JXLDecoder(limits: limits).inspect(bytes)
+        case .heif: try HEIFDecoder(limits: limits).inspect(bytes)
         }
     }
 
@@ -68,6 +69,7 @@ public enum ImageInputs {
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes)
         case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
         case .jxl: image = try JXLDecoder(limits: limits).decode(bytes)
+        case .heif: image = try HEIFDecoder(limits: limits).decode(bytes)
         }
         for frame in image.frames {
             precondition(frame.pixels.count == image.width * image.height * 4, "frame size mismatch")

@@ -9,6 +9,7 @@
 #include "imgcache_jpeg.h"
 #include "avif_shims.h"
 #include "jxl_shims.h"
+#include "heif_shims.h"
 #include "lcms_shims.h"
 
 // Why libcurl is loaded with dlopen: linking it pulls in about 30 shared

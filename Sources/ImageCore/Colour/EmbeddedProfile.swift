@@ -3,7 +3,7 @@ internal import CImageCoreShims
 /// Finds the colour space an image file declares, reading only its headers
 /// (no pixel data, no Little CMS): JPEG `APP2 ICC_PROFILE` segments in
 /// sequence order, PNG `iCCP` (or `sRGB`, or `gAMA` with `cHRM`), WebP
-/// `ICCP`, AVIF `colr` (`prof`/`rICC`, else `nclx`). GIF has none.
+/// `ICCP`, AVIF and HEIF `colr` (`prof`/`rICC`, else `nclx`). GIF has none.
 enum EmbeddedProfile {
     /// What a file says about its colour space.
     enum Found {
@@ -32,6 +32,7 @@ enum EmbeddedProfile {
         case .png: png(bytes)
         case .webp: webp(bytes)
         case .avif: avif(bytes)
+        case .heif: heif(bytes)
         // A JPEG XL's profile is entropy-coded: libjxl reads it (Decoding/JXLColour).
         case .gif, .jxl: .none
         }
@@ -171,21 +172,30 @@ enum EmbeddedProfile {
     /// one, other muxers need not) has it in its track's sample entry,
     /// `moov/trak/mdia/minf/stbl/stsd/av01`, where libavif reads it too.
     static func avif(_ bytes: [UInt8]) -> Found {
-        if let meta = box("meta", in: bytes[...], headerExtra: 4),
-            let iprp = box("iprp", in: meta), let ipco = box("ipco", in: iprp)
+        if let meta = ISOBoxes.box("meta", in: bytes[...], headerExtra: 4),
+            let iprp = ISOBoxes.box("iprp", in: meta), let ipco = ISOBoxes.box("ipco", in: iprp)
         {
-            return colour(boxes("colr", in: ipco))
+            return colour(ISOBoxes.boxes("colr", in: ipco))
         }
-        guard let moov = box("moov", in: bytes[...]) else { return .none }
-        for trak in boxes("trak", in: moov) {
-            guard let mdia = box("mdia", in: trak), let minf = box("minf", in: mdia),
-                let stbl = box("stbl", in: minf), let stsd = box("stsd", in: stbl, headerExtra: 8),
+        guard let moov = ISOBoxes.box("moov", in: bytes[...]) else { return .none }
+        for trak in ISOBoxes.boxes("trak", in: moov) {
+            guard let mdia = ISOBoxes.box("mdia", in: trak), let minf = ISOBoxes.box("minf", in: mdia),
+                let stbl = ISOBoxes.box("stbl", in: minf), let stsd = ISOBoxes.box("stsd", in: stbl, headerExtra: 8),
                 // A VisualSampleEntry's fields take 78 bytes before its boxes.
-                let entry = box("av01", in: stsd, headerExtra: 78)
+                let entry = ISOBoxes.box("av01", in: stsd, headerExtra: 78)
             else { continue }
-            return colour(boxes("colr", in: entry))
+            return colour(ISOBoxes.boxes("colr", in: entry))
         }
         return .none
+    }
+
+    // MARK: HEIF
+
+    /// The `colr` properties of the primary item (a grid's, not its tiles'
+    /// or a thumbnail's), as libheif reads them.
+    static func heif(_ bytes: [UInt8]) -> Found {
+        guard let items = HEIFItems(bytes) else { return .none }
+        return colour(items.properties.filter { $0.type == "colr" }.map(\.payload))
     }
 
     /// What a list of `colr` boxes says: an ICC profile first, else `nclx`.
@@ -213,7 +223,7 @@ enum EmbeddedProfile {
         case 1, 2: (xy, primariesName) = (ColourProfile.Primaries.bt709, "BT.709")
         case 9: (xy, primariesName) = (ColourProfile.Primaries.bt2020, "BT.2020")
         case 12: (xy, primariesName) = (ColourProfile.Primaries.displayP3, "Display P3")
-        default: return .ignored("AVIF nclx colour primaries \(primaries) not supported; taken as sRGB")
+        default: return .ignored("nclx colour primaries \(primaries) not supported; taken as sRGB")
         }
         let (curve, transferName): (ColourProfile.Primaries.Transfer, String)
         switch transfer {
@@ -222,40 +232,10 @@ enum EmbeddedProfile {
         case 4: (curve, transferName) = (.gamma(2.2), "gamma 2.2")
         case 16: (curve, transferName) = (.pq, "PQ")
         case 18: (curve, transferName) = (.hlg, "HLG")
-        default: return .ignored("AVIF nclx transfer characteristics \(transfer) not supported; taken as sRGB")
+        default: return .ignored("nclx transfer characteristics \(transfer) not supported; taken as sRGB")
         }
         let colourSpace = ColourProfile.Primaries(xy: xy, transfer: curve)
         if colourSpace.isSRGB { return .none }
         return .profile(ColourProfile(primaries: colourSpace, name: "nclx \(primariesName) \(transferName)"))
-    }
-
-    /// The payload of the first box of `type` among the boxes in `data`
-    /// (skipping `headerExtra` bytes of a full box's version and flags).
-    private static func box(_ type: String, in data: ArraySlice<UInt8>, headerExtra: Int = 0) -> ArraySlice<UInt8>? {
-        boxes(type, in: data, headerExtra: headerExtra).first
-    }
-
-    private static func boxes(_ type: String, in data: ArraySlice<UInt8>, headerExtra: Int = 0) -> [ArraySlice<UInt8>] {
-        var found: [ArraySlice<UInt8>] = []
-        var index = data.startIndex
-        while index + 8 <= data.endIndex {
-            var size =
-                Int(data[index]) << 24 | Int(data[index + 1]) << 16 | Int(data[index + 2]) << 8
-                | Int(data[index + 3])
-            var header = 8
-            if size == 1 {
-                guard index + 16 <= data.endIndex else { break }
-                size = data[(index + 8)..<(index + 16)].reduce(0) { $0 << 8 | Int($1) }
-                header = 16
-            } else if size == 0 {
-                size = data.endIndex - index
-            }
-            guard size >= header + headerExtra, size <= data.endIndex - index else { break }
-            if data[(index + 4)..<(index + 8)].elementsEqual(type.utf8) {
-                found.append(data[(index + header + headerExtra)..<(index + size)])
-            }
-            index += size
-        }
-        return found
     }
 }

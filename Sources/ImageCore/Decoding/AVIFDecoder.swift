@@ -14,7 +14,7 @@ struct AVIFDecoder {
     /// Header facts, after the box walk that catches truncation: what a
     /// download must pass before it is stored.
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
-        try AVIFBoxes.verify(bytes)
+        try BoxStructure.verify(bytes, format: "AVIF")
         return try bytes.withUnsafeBufferPointer { buffer in try AVIFDecoderHandle(buffer, limits: limits).info }
     }
 

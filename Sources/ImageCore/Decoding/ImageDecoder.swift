@@ -35,6 +35,7 @@ public struct ImageDecoder: ImageDecoding {
         case .webp: try WebPDecoder(limits: limits).inspect(bytes)
         case .avif: try AVIFDecoder(limits: limits).inspect(bytes)
         case .jxl: try JXLDecoder(limits: limits).inspect(bytes)
+        case .heif: try HEIFDecoder(limits: limits).inspect(bytes)
         }
     }
 
@@ -160,6 +161,7 @@ public struct ImageDecoder: ImageDecoding {
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
         case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
         case .jxl: image = try JXLDecoder(limits: limits).decode(bytes)
+        case .heif: image = try HEIFDecoder(limits: limits).decode(bytes, atLeast: target)
         }
         guard let frame else { return image }
         guard frame < image.frames.count else {

@@ -2,6 +2,8 @@
 /// extension and the Content-Type header are never consulted.
 public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, gif, webp, avif, jxl
+    /// HEIC (HEVC in HEIF) and other HEIF images libheif decodes.
+    case heif
 
     /// The conventional file name extension, used for cache files and `--output-dir`.
     public var fileExtension: String {
@@ -12,6 +14,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .webp: "webp"
         case .avif: "avif"
         case .jxl: "jxl"
+        case .heif: "heic"
         }
     }
 
@@ -20,6 +23,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         /// One of the supported formats.
         case supported(ImageFormat)
         /// A recognised image format imgcache cannot decode (TIFF, BMP, HEIF).
+        /// A recognised image format imgcache cannot decode (TIFF, BMP, JPEG XL).
         case unsupported(String)
         /// Not an image (HTML, text, empty, or unknown bytes).
         case notAnImage(String)
@@ -44,7 +48,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         if starts(Array("ftyp".utf8), at: 4) && head.count >= 12 {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
             if ["avif", "avis"].contains(brand) { return .supported(.avif) }
-            if ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(brand) { return .unsupported("HEIF") }
+            if ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand) {
+                return .supported(.heif)
+            }
         }
         // JPEG XL: a bare codestream, or the ISO-BMFF container's signature box.
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {

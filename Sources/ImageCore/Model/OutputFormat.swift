@@ -16,7 +16,8 @@ public enum OutputFormat: Sendable, Hashable {
         public var isAnimatable: Bool { self != .jpeg }
 
         /// The encoding that keeps an image first stored as `format`: each
-        /// format stays itself (an APNG stays APNG, an AVIF sequence AVIF, a JPEG XL JPEG XL).
+        /// format stays itself (an APNG stays APNG, an AVIF sequence AVIF, a JPEG XL JPEG XL),
+        /// but HEIF, which becomes JPEG: HEVC encoding is not ours to ship.
         public static func matching(_ format: ImageFormat) -> Encoding {
             switch format {
             case .jpeg: .jpeg
@@ -25,6 +26,7 @@ public enum OutputFormat: Sendable, Hashable {
             case .webp: .webp
             case .avif: .avif
             case .jxl: .jxl
+            case .heif: .jpeg
             }
         }
     }

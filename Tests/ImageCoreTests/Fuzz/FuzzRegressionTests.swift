@@ -27,7 +27,8 @@ struct FuzzRegressionTests {
         let targets = Set(Self.inputs.map { $0.split(separator: "/")[0] })
         #expect(
             targets == [
-                "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzAPNG",
+                "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF",
+                "FuzzAPNG",
                 "FuzzCacheRecord", "FuzzArguments",
             ])
     }
@@ -42,6 +43,7 @@ struct FuzzRegressionTests {
         case "FuzzWebP": ImageInputs.exercise(bytes, as: .webp)
         case "FuzzAVIF": ImageInputs.exercise(bytes, as: .avif)
         case "FuzzJXL": ImageInputs.exercise(bytes, as: .jxl)
+        case "FuzzHEIF": ImageInputs.exercise(bytes, as: .heif)
         case "FuzzAPNG": ImageInputs.exercise(bytes, as: .png)
         case "FuzzCacheRecord": CacheRecordInputs.exercise(bytes)
         case "FuzzArguments": ArgumentInputs.exercise(bytes)

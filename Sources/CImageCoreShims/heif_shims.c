@@ -1,0 +1,158 @@
+#include "heif_shims.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The soname whose ABI the installed header describes (libheif 1.x keeps
+// its C ABI within the major version).
+#if LIBHEIF_NUMERIC_VERSION >= 0x010F0000 && LIBHEIF_NUMERIC_VERSION < 0x02000000
+#define HEIF_SONAME "libheif.so.1"
+#else
+#error "unknown libheif version: add its soname here"
+#endif
+
+/// The libheif functions imgcache uses.
+static struct {
+    struct heif_error (*init)(struct heif_init_params *);
+    struct heif_context *(*context_alloc)(void);
+    void (*context_free)(struct heif_context *);
+    struct heif_error (*context_read_from_memory_without_copy)(struct heif_context *, const void *, size_t,
+                                                               const struct heif_reading_options *);
+    int (*context_get_number_of_top_level_images)(struct heif_context *);
+    struct heif_error (*context_get_primary_image_handle)(struct heif_context *, struct heif_image_handle **);
+    void (*image_handle_release)(const struct heif_image_handle *);
+    int (*image_handle_get_width)(const struct heif_image_handle *);
+    int (*image_handle_get_height)(const struct heif_image_handle *);
+    int (*image_handle_has_alpha_channel)(const struct heif_image_handle *);
+    int (*image_handle_get_number_of_thumbnails)(const struct heif_image_handle *);
+    int (*image_handle_get_list_of_thumbnail_IDs)(const struct heif_image_handle *, heif_item_id *, int);
+    struct heif_error (*image_handle_get_thumbnail)(const struct heif_image_handle *, heif_item_id,
+                                                    struct heif_image_handle **);
+    struct heif_decoding_options *(*decoding_options_alloc)(void);
+    void (*decoding_options_free)(struct heif_decoding_options *);
+    struct heif_error (*decode_image)(const struct heif_image_handle *, struct heif_image **, enum heif_colorspace,
+                                      enum heif_chroma, const struct heif_decoding_options *);
+    int (*image_get_width)(const struct heif_image *, enum heif_channel);
+    int (*image_get_height)(const struct heif_image *, enum heif_channel);
+    const uint8_t *(*image_get_plane_readonly)(const struct heif_image *, enum heif_channel, int *);
+    void (*image_release)(const struct heif_image *);
+} api;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int load_status = -1;
+
+#define RESOLVE(field, symbol)                                                        \
+    do {                                                                              \
+        *(void **)(&api.field) = dlsym(library, symbol);                              \
+        if (!api.field) {                                                             \
+            snprintf(load_error, sizeof load_error, HEIF_SONAME " lacks %s", symbol); \
+            return;                                                                   \
+        }                                                                             \
+    } while (0)
+
+static void load(void) {
+    void *library = dlopen(HEIF_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(load_error, sizeof load_error, "cannot load libheif (install libheif1): %s", dlerror());
+        return;
+    }
+    RESOLVE(init, "heif_init");
+    RESOLVE(context_alloc, "heif_context_alloc");
+    RESOLVE(context_free, "heif_context_free");
+    RESOLVE(context_read_from_memory_without_copy, "heif_context_read_from_memory_without_copy");
+    RESOLVE(context_get_number_of_top_level_images, "heif_context_get_number_of_top_level_images");
+    RESOLVE(context_get_primary_image_handle, "heif_context_get_primary_image_handle");
+    RESOLVE(image_handle_release, "heif_image_handle_release");
+    RESOLVE(image_handle_get_width, "heif_image_handle_get_width");
+    RESOLVE(image_handle_get_height, "heif_image_handle_get_height");
+    RESOLVE(image_handle_has_alpha_channel, "heif_image_handle_has_alpha_channel");
+    RESOLVE(image_handle_get_number_of_thumbnails, "heif_image_handle_get_number_of_thumbnails");
+    RESOLVE(image_handle_get_list_of_thumbnail_IDs, "heif_image_handle_get_list_of_thumbnail_IDs");
+    RESOLVE(image_handle_get_thumbnail, "heif_image_handle_get_thumbnail");
+    RESOLVE(decoding_options_alloc, "heif_decoding_options_alloc");
+    RESOLVE(decoding_options_free, "heif_decoding_options_free");
+    RESOLVE(decode_image, "heif_decode_image");
+    RESOLVE(image_get_width, "heif_image_get_width");
+    RESOLVE(image_get_height, "heif_image_get_height");
+    RESOLVE(image_get_plane_readonly, "heif_image_get_plane_readonly");
+    RESOLVE(image_release, "heif_image_release");
+    // Registers the built-in decoders (libde265, dav1d, aom) once per process.
+    struct heif_error initialised = api.init(NULL);
+    if (initialised.code != heif_error_Ok) {
+        snprintf(load_error, sizeof load_error, "heif_init failed: %s", initialised.message);
+        return;
+    }
+    load_status = 0;
+}
+
+int imgcache_heif_load(char *error) {
+    pthread_once(&once, load);
+    if (load_status != 0) {
+        snprintf(error, 256, "%s", load_error);
+    }
+    return load_status;
+}
+
+struct heif_context *imgcache_heif_context_alloc(void) { return api.context_alloc(); }
+void imgcache_heif_context_free(struct heif_context *context) { api.context_free(context); }
+struct heif_error imgcache_heif_context_read_from_memory_without_copy(struct heif_context *context,
+                                                                       const void *data, size_t size) {
+    return api.context_read_from_memory_without_copy(context, data, size, NULL);
+}
+int imgcache_heif_context_get_number_of_top_level_images(struct heif_context *context) {
+    return api.context_get_number_of_top_level_images(context);
+}
+struct heif_error imgcache_heif_context_get_primary_image_handle(struct heif_context *context,
+                                                                  struct heif_image_handle **handle) {
+    return api.context_get_primary_image_handle(context, handle);
+}
+void imgcache_heif_image_handle_release(const struct heif_image_handle *handle) { api.image_handle_release(handle); }
+int imgcache_heif_image_handle_get_width(const struct heif_image_handle *handle) {
+    return api.image_handle_get_width(handle);
+}
+int imgcache_heif_image_handle_get_height(const struct heif_image_handle *handle) {
+    return api.image_handle_get_height(handle);
+}
+int imgcache_heif_image_handle_has_alpha_channel(const struct heif_image_handle *handle) {
+    return api.image_handle_has_alpha_channel(handle);
+}
+int imgcache_heif_image_handle_get_number_of_thumbnails(const struct heif_image_handle *handle) {
+    return api.image_handle_get_number_of_thumbnails(handle);
+}
+int imgcache_heif_image_handle_get_list_of_thumbnail_IDs(const struct heif_image_handle *handle, heif_item_id *ids,
+                                                         int count) {
+    return api.image_handle_get_list_of_thumbnail_IDs(handle, ids, count);
+}
+struct heif_error imgcache_heif_image_handle_get_thumbnail(const struct heif_image_handle *handle, heif_item_id id,
+                                                           struct heif_image_handle **thumbnail) {
+    return api.image_handle_get_thumbnail(handle, id, thumbnail);
+}
+
+struct heif_error imgcache_heif_decode_interleaved(const struct heif_image_handle *handle, int alpha,
+                                                   struct heif_image **image) {
+    struct heif_decoding_options *options = api.decoding_options_alloc();
+    if (!options) {
+        struct heif_error failed = {heif_error_Memory_allocation_error, heif_suberror_Unspecified,
+                                    "cannot allocate decoding options"};
+        return failed;
+    }
+    options->convert_hdr_to_8bit = 1;
+    struct heif_error result =
+        api.decode_image(handle, image, heif_colorspace_RGB,
+                         alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    api.decoding_options_free(options);
+    return result;
+}
+int imgcache_heif_image_get_width(const struct heif_image *image) {
+    return api.image_get_width(image, heif_channel_interleaved);
+}
+int imgcache_heif_image_get_height(const struct heif_image *image) {
+    return api.image_get_height(image, heif_channel_interleaved);
+}
+const uint8_t *imgcache_heif_image_get_interleaved_plane(const struct heif_image *image, int *stride) {
+    return api.image_get_plane_readonly(image, heif_channel_interleaved, stride);
+}
+void imgcache_heif_image_release(const struct heif_image *image) { api.image_release(image); }

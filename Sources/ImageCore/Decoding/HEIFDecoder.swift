@@ -1,0 +1,183 @@
+internal import CHEIF
+internal import CImageCoreShims
+
+/// HEIC and HEIF through libheif (which decodes HEVC with libde265): the
+/// primary image with its transformations (`irot`, `imir`, `clap`) applied,
+/// grids joined, alpha kept, 10- and 12-bit samples written as 8-bit, as
+/// `heif-convert` writes an 8-bit PNG. EXIF orientation does not apply
+/// (HEIF makes the boxes authoritative). A still: other top-level images
+/// (bursts, depth maps) are not decoded.
+///
+/// Limits are checked from the headers before libheif allocates anything:
+/// the primary item's `ispe` and a grid's output size (`HEIFItems`), then
+/// the size libheif reports after parsing.
+struct HEIFDecoder {
+    let limits: DecodingLimits
+
+    /// Header facts, after the box walk that catches truncation: what a
+    /// download must pass before it is stored.
+    func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
+        try checkHeaders(bytes)
+        return try bytes.withUnsafeBufferPointer { try HEIFContext($0, limits: limits).info }
+    }
+
+    /// The primary image, upright. With `target` (a thumbnail's size), the
+    /// smallest embedded thumbnail at least that size with the image's
+    /// shape is decoded instead, as libvips does; the caller scales it.
+    func decode(_ bytes: [UInt8], atLeast target: (width: Int, height: Int)? = nil) throws -> DecodedImage {
+        try checkHeaders(bytes)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            let context = try HEIFContext(buffer, limits: limits)
+            let handle = target.flatMap { context.thumbnail(atLeast: $0) } ?? context.primary
+            let pixels = try handle.decode()
+            return DecodedImage(
+                format: .heif, width: handle.width, height: handle.height, frames: [DecodedImage.Frame(pixels: pixels)])
+        }
+    }
+
+    /// The whole-file box walk, then the primary item's `ispe` and a grid's
+    /// output size against the limits: libheif reads a grid's size only
+    /// when it decodes it, so it alone would allocate the canvas first.
+    private func checkHeaders(_ bytes: [UInt8]) throws {
+        try BoxStructure.verify(bytes, format: "HEIF")
+        guard let items = HEIFItems(bytes) else { return }
+        if let extent = items.spatialExtent { try limits.check(width: extent.width, height: extent.height) }
+        if let grid = items.grid { try limits.check(width: grid.width, height: grid.height) }
+    }
+}
+
+/// Owns one `heif_context` that has parsed a buffer
+/// (`heif_context_alloc`, `heif_context_read_from_memory_without_copy`;
+/// freed with `heif_context_free`) and its primary image handle. The buffer
+/// must outlive the context.
+final class HEIFContext {
+    private let context: OpaquePointer
+    /// The primary image (`heif_context_get_primary_image_handle`).
+    let primary: HEIFImageHandle
+    /// What the headers say, checked against the limits.
+    let info: ImageInfo
+    private let limits: DecodingLimits
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws {
+        var message = [CChar](repeating: 0, count: 256)
+        guard imgcache_heif_load(&message) == 0 else {
+            throw ImageCoreError(
+                .image,
+                "unsupported image format (HEIF): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
+            )
+        }
+        guard let context = imgcache_heif_context_alloc() else {
+            throw ImageCoreError(.failure, "cannot create a HEIF decoder")
+        }
+        self.context = context
+        self.limits = limits
+        try Self.check(
+            imgcache_heif_context_read_from_memory_without_copy(context, buffer.baseAddress, buffer.count),
+            "cannot parse")
+        var handle: OpaquePointer?
+        try Self.check(imgcache_heif_context_get_primary_image_handle(context, &handle), "no primary image")
+        guard let handle else { throw ImageCoreError(.image, "corrupt HEIF: no primary image") }
+        primary = HEIFImageHandle(handle)
+        try limits.check(width: primary.width, height: primary.height)
+        info = ImageInfo(format: .heif, width: primary.width, height: primary.height)
+    }
+
+    deinit { imgcache_heif_context_free(context) }
+
+    /// The smallest embedded thumbnail at least `size` (both sides) whose
+    /// shape is the primary image's within a pixel, so that scaling it gives
+    /// the same picture; nil if none is.
+    func thumbnail(atLeast size: (width: Int, height: Int)) -> HEIFImageHandle? {
+        let count = Int(imgcache_heif_image_handle_get_number_of_thumbnails(primary.handle))
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(imgcache_heif_image_handle_get_list_of_thumbnail_IDs(primary.handle, &ids, Int32(count)))
+        var best: HEIFImageHandle?
+        for id in ids.prefix(listed) {
+            var handle: OpaquePointer?
+            guard imgcache_heif_image_handle_get_thumbnail(primary.handle, id, &handle).code == heif_error_Ok,
+                let handle
+            else { continue }
+            let thumbnail = HEIFImageHandle(handle)
+            let sameShape =
+                abs(thumbnail.width * primary.height - thumbnail.height * primary.width)
+                <= max(primary.width, primary.height)
+            guard thumbnail.width >= size.width, thumbnail.height >= size.height, sameShape,
+                (try? limits.check(width: thumbnail.width, height: thumbnail.height)) != nil,
+                best.map({ thumbnail.width < $0.width }) ?? true
+            else { continue }
+            best = thumbnail
+        }
+        return best
+    }
+
+    /// Throws the libheif error, if `error` is one, as an `.image` error.
+    static func check(_ error: heif_error, _ what: String) throws {
+        guard error.code != heif_error_Ok else { return }
+        let detail = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        if error.subcode == heif_suberror_Security_limit_exceeded {
+            throw ImageCoreError.over(.pixels, "image too large (HEIF): \(detail)")
+        }
+        if error.code == heif_error_Unsupported_feature || error.code == heif_error_Unsupported_filetype {
+            throw ImageCoreError(.image, "unsupported HEIF: \(what) (\(detail))")
+        }
+        throw ImageCoreError(.image, "corrupt HEIF: \(what) (\(detail))")
+    }
+}
+
+/// Owns one `heif_image_handle` (released with `heif_image_handle_release`).
+final class HEIFImageHandle {
+    let handle: OpaquePointer
+    /// Size after the transformations (`heif_image_handle_get_width`).
+    let width: Int
+    let height: Int
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+        width = Int(imgcache_heif_image_handle_get_width(handle))
+        height = Int(imgcache_heif_image_handle_get_height(handle))
+    }
+
+    deinit { imgcache_heif_image_handle_release(handle) }
+
+    /// The image as RGBA, transformations applied. The corresponding C
+    /// function is `heif_decode_image`.
+    func decode() throws -> [UInt8] {
+        // Without alpha, libheif converts to RGB, as heif-convert asks for
+        // an opaque image (its RGB and RGBA paths may round differently).
+        let alpha = imgcache_heif_image_handle_has_alpha_channel(handle) != 0
+        var decoded: OpaquePointer?
+        try HEIFContext.check(imgcache_heif_decode_interleaved(handle, alpha ? 1 : 0, &decoded), "cannot decode")
+        guard let image = decoded else { throw ImageCoreError(.image, "corrupt HEIF: no image decoded") }
+        defer { imgcache_heif_image_release(image) }
+        guard Int(imgcache_heif_image_get_width(image)) == width, Int(imgcache_heif_image_get_height(image)) == height
+        else {
+            throw ImageCoreError(
+                .image,
+                "corrupt HEIF: decoded \(imgcache_heif_image_get_width(image))×\(imgcache_heif_image_get_height(image)), "
+                    + "not \(width)×\(height) as the header says")
+        }
+        var stride: Int32 = 0
+        guard let plane = imgcache_heif_image_get_interleaved_plane(image, &stride) else {
+            throw ImageCoreError(.image, "corrupt HEIF: no pixels decoded")
+        }
+        let channels = alpha ? 4 : 3
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        pixels.withUnsafeMutableBufferPointer { target in
+            for row in 0..<height {
+                let source = plane + row * Int(stride)
+                let line = row * width * 4
+                if alpha {
+                    UnsafeMutableRawPointer(target.baseAddress! + line).copyMemory(from: source, byteCount: width * 4)
+                } else {
+                    for column in 0..<width {
+                        target[line + column * 4] = source[column * channels]
+                        target[line + column * 4 + 1] = source[column * channels + 1]
+                        target[line + column * 4 + 2] = source[column * channels + 2]
+                    }
+                }
+            }
+        }
+        return pixels
+    }
+}

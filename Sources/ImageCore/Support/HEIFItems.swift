@@ -1,0 +1,148 @@
+/// The primary item of a HEIF file (ISO/IEC 23008-12), read from its `meta`
+/// box alone: the item's type, the properties associated with it (`ipma`
+/// into `ipco`: `ispe`, `colr`, `irot`, ...) and, for a grid, the grid's
+/// output size from the item's data (`iloc`, in the file or in `idat`).
+/// Nothing is decoded, no library is loaded: what `--json` and the header
+/// limits need before libheif sees the file.
+struct HEIFItems {
+    /// The primary item's type: "hvc1", "grid", "av01", "jpeg", ...
+    var primaryType: String
+    /// The primary item's properties, in association order.
+    var properties: [(type: String, payload: ArraySlice<UInt8>)]
+    /// For a grid: its rows and columns and the size it writes.
+    var grid: (rows: Int, columns: Int, width: Int, height: Int)?
+
+    /// The primary item's `ispe` (its size before `clap` and `irot`), if any.
+    var spatialExtent: (width: Int, height: Int)? {
+        guard let ispe = properties.first(where: { $0.type == "ispe" })?.payload, ispe.count >= 12 else {
+            return nil
+        }
+        let base = ispe.startIndex + 4  // version and flags
+        return (
+            Int(ISOBoxes.readUInt(ispe, at: base, bytes: 4)), Int(ISOBoxes.readUInt(ispe, at: base + 4, bytes: 4))
+        )
+    }
+
+    /// Reads the primary item; nil when the `meta` box or its `pitm` is
+    /// missing or malformed (libheif then says what is wrong).
+    init?(_ bytes: [UInt8]) {
+        guard let meta = ISOBoxes.box("meta", in: bytes[...], headerExtra: 4),
+            let pitm = ISOBoxes.box("pitm", in: meta), pitm.count >= 6
+        else { return nil }
+        let pitmVersion = pitm[pitm.startIndex]
+        let primary = Int(ISOBoxes.readUInt(pitm, at: pitm.startIndex + 4, bytes: pitmVersion == 0 ? 2 : 4))
+        guard let type = Self.itemType(primary, in: meta) else { return nil }
+        primaryType = type
+        properties = Self.properties(of: primary, in: meta)
+        grid = type == "grid" ? Self.itemData(primary, in: meta, bytes: bytes).flatMap(Self.gridLayout) : nil
+    }
+
+    /// The type of item `id`, from its `infe` (version 2 or 3) in `iinf`.
+    private static func itemType(_ id: Int, in meta: ArraySlice<UInt8>) -> String? {
+        guard let iinf = ISOBoxes.box("iinf", in: meta), iinf.count >= 6 else { return nil }
+        let countBytes = iinf[iinf.startIndex] == 0 ? 2 : 4
+        for infe in ISOBoxes.boxes("infe", in: iinf.dropFirst(4 + countBytes)) where infe.count >= 12 {
+            let version = infe[infe.startIndex]
+            guard version >= 2 else { continue }
+            let idBytes = version == 2 ? 2 : 4
+            let base = infe.startIndex + 4
+            guard infe.count >= 4 + idBytes + 2 + 4,
+                Int(ISOBoxes.readUInt(infe, at: base, bytes: idBytes)) == id
+            else { continue }
+            let typeStart = base + idBytes + 2
+            return String(decoding: infe[typeStart..<(typeStart + 4)], as: UTF8.self)
+        }
+        return nil
+    }
+
+    /// The properties `ipma` associates with item `id`, from `ipco`.
+    private static func properties(
+        of id: Int, in meta: ArraySlice<UInt8>
+    ) -> [(type: String, payload: ArraySlice<UInt8>)] {
+        guard let iprp = ISOBoxes.box("iprp", in: meta), let ipco = ISOBoxes.box("ipco", in: iprp) else { return [] }
+        let all = ISOBoxes.all(in: ipco)
+        var found: [(type: String, payload: ArraySlice<UInt8>)] = []
+        for ipma in ISOBoxes.boxes("ipma", in: iprp) where ipma.count >= 8 {
+            let version = ipma[ipma.startIndex], wideIndex = ipma[ipma.startIndex + 3] & 1 == 1
+            var index = ipma.startIndex + 8
+            for _ in 0..<ISOBoxes.readUInt(ipma, at: ipma.startIndex + 4, bytes: 4) {
+                let idBytes = version == 0 ? 2 : 4
+                guard index + idBytes + 1 <= ipma.endIndex else { break }
+                let item = Int(ISOBoxes.readUInt(ipma, at: index, bytes: idBytes))
+                let count = Int(ipma[index + idBytes])
+                index += idBytes + 1
+                let entryBytes = wideIndex ? 2 : 1
+                guard index + count * entryBytes <= ipma.endIndex else { break }
+                if item == id {
+                    for entry in 0..<count {
+                        let raw = Int(ISOBoxes.readUInt(ipma, at: index + entry * entryBytes, bytes: entryBytes))
+                        let property = raw & (wideIndex ? 0x7FFF : 0x7F)  // the top bit is `essential`
+                        if property >= 1, property <= all.count { found.append(all[property - 1]) }
+                    }
+                }
+                index += count * entryBytes
+            }
+        }
+        return found
+    }
+
+    /// Item `id`'s data, joined from its `iloc` extents (construction
+    /// method 0: offsets in the file; 1: in `idat`); nil if not whole.
+    private static func itemData(_ id: Int, in meta: ArraySlice<UInt8>, bytes: [UInt8]) -> [UInt8]? {
+        guard let iloc = ISOBoxes.box("iloc", in: meta), iloc.count >= 8 else { return nil }
+        let version = iloc[iloc.startIndex]
+        let sizes = (Int(iloc[iloc.startIndex + 4]), Int(iloc[iloc.startIndex + 5]))
+        let (offsetSize, lengthSize) = (sizes.0 >> 4, sizes.0 & 15)
+        let (baseOffsetSize, indexSize) = (sizes.1 >> 4, version == 0 ? 0 : sizes.1 & 15)
+        let wide = version == 2
+        var index = iloc.startIndex + 6
+        func read(_ count: Int) -> Int? {
+            guard count <= 8, index + count <= iloc.endIndex else { return nil }
+            defer { index += count }
+            return Int(exactly: ISOBoxes.readUInt(iloc, at: index, bytes: count))
+        }
+        guard let itemCount = read(wide ? 4 : 2) else { return nil }
+        for _ in 0..<itemCount {
+            guard let item = read(wide ? 4 : 2) else { return nil }
+            let method = version == 0 ? 0 : (read(2) ?? 0) & 15
+            guard read(2) != nil, let baseOffset = read(baseOffsetSize), let extents = read(2) else { return nil }
+            var data: [UInt8] = []
+            for _ in 0..<extents {
+                guard read(indexSize) != nil, let offset = read(offsetSize), let length = read(lengthSize) else {
+                    return nil
+                }
+                guard item == id else { continue }
+                let source: ArraySlice<UInt8>
+                switch method {
+                case 0: source = bytes[...]
+                case 1:
+                    guard let idat = ISOBoxes.box("idat", in: meta) else { return nil }
+                    source = idat
+                default: return nil
+                }
+                let (start, overflow) = baseOffset.addingReportingOverflow(offset)
+                // A length of 0 means "to the end"; a grid descriptor is 8 to 12 bytes.
+                let count = length == 0 ? 12 : min(length, 64)
+                guard !overflow, start <= source.count - min(count, source.count) else { return nil }
+                let from = source.startIndex + start
+                data += source[from..<min(from + count, source.endIndex)]
+            }
+            if item == id { return data }
+        }
+        return nil
+    }
+
+    /// An `ImageGrid` descriptor: version, flags (bit 0: 32-bit sizes),
+    /// rows − 1, columns − 1, output width, output height.
+    private static func gridLayout(_ data: [UInt8]) -> (rows: Int, columns: Int, width: Int, height: Int)? {
+        guard data.count >= 8 else { return nil }
+        let fieldBytes = data[1] & 1 == 1 ? 4 : 2
+        guard data.count >= 4 + 2 * fieldBytes else { return nil }
+        let fields = data[...]
+        return (
+            Int(data[2]) + 1, Int(data[3]) + 1,
+            Int(ISOBoxes.readUInt(fields, at: 4, bytes: fieldBytes)),
+            Int(ISOBoxes.readUInt(fields, at: 4 + fieldBytes, bytes: fieldBytes))
+        )
+    }
+}

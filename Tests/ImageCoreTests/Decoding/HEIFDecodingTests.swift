@@ -1,0 +1,94 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// HEIC made by heif-enc against heif-convert's 8-bit output: the pixels
+/// are equal, byte for byte (both go through libheif's own YCbCr to RGB;
+/// measured difference 0 on every kind); the limits read from the headers;
+/// the container checks that keep broken files out of the cache.
+@Suite(.enabled(if: HEIFSamples.toolsPresent, "needs heif-enc and heif-convert (libheif-examples)"))
+struct HEIFDecodingTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    @Test(arguments: HEIFSamples.Kind.allCases)
+    func decodesLikeHeifConvert(kind: HEIFSamples.Kind) throws {
+        let heic = try HEIFSamples.make(kind, in: work)
+        #expect(ImageFormat.sniff(heic) == .supported(.heif))
+        let reference = try HEIFSamples.reference(heic, in: work)
+        let info = try ImageDecoder().inspect(heic)
+        #expect(info.format == .heif && info.frameCount == 1 && info.orientation == 1)
+        #expect((info.width, info.height) == (reference.width, reference.height))
+        let image = try ImageDecoder().decode(heic, frame: nil)
+        #expect(image.format == .heif && image.frames.count == 1)
+        #expect((image.width, image.height) == (reference.width, reference.height))
+        #expect(reference.matches(image.frames[0].pixels), "\(kind) differs from heif-convert")
+        if kind == .alpha || kind == .lossless {
+            #expect(reference.depth == 4)
+            #expect(image.frames[0].pixels.enumerated().contains { $0.offset % 4 == 3 && $0.element < 255 })
+        }
+    }
+
+    @Test func aThumbnailComesFromTheEmbeddedOneWhenItIsBigEnough() throws {
+        let heic = try HEIFSamples.make(.thumbnail, in: work)  // 240×160, thumbnail 64×42
+        let decoder = HEIFDecoder(limits: .default)
+        let embedded = try decoder.decode(heic, atLeast: (width: 48, height: 32))
+        #expect((embedded.width, embedded.height) == (64, 42))
+        let tooSmall = try decoder.decode(heic, atLeast: (width: 96, height: 64))
+        #expect((tooSmall.width, tooSmall.height) == (240, 160))
+        // Through the decoder of record: the embedded thumbnail, area-averaged to the target.
+        let scaled = try ImageDecoder().decode(heic, frame: nil, scale: .fit(width: 48, height: 48))
+        #expect((scaled.width, scaled.height) == (48, 32))
+        #expect(scaled.frames[0].pixels == ImageDecoder.resample(embedded, to: (48, 32)).frames[0].pixels)
+        // A file without one is decoded whole and scaled.
+        let plain = try HEIFSamples.make(.lossy, in: work)
+        let full = try ImageDecoder().decode(plain, frame: nil)
+        let small = try ImageDecoder().decode(plain, frame: nil, scale: .fit(width: 48, height: 48))
+        #expect(small.frames[0].pixels == ImageDecoder.resample(full, to: (48, 32)).frames[0].pixels)
+    }
+
+    @Test func aHugeHeaderIsRefusedBeforeAnyPixelBuffer() throws {
+        let heic = HEIFSamples.claimingSize(try HEIFSamples.make(.lossy, in: work), width: 50_000, height: 50_000)
+        for attempt in [{ _ = try ImageDecoder().inspect(heic) }, { _ = try ImageDecoder().decode(heic, frame: nil) }] {
+            do {
+                try attempt()
+                Issue.record("a 50000×50000 HEIF was accepted")
+            } catch let error as ImageCoreError {
+                #expect(error.kind == .image && error.exceededLimit == .pixels)
+                #expect(error.message.contains("50000×50000"), "\(error.message)")
+            }
+        }
+        // The limit is ours, not libheif's: a real 240×160 file is refused below it.
+        let real = try HEIFSamples.make(.lossy, in: work)
+        let tight = DecodingLimits(maxPixels: 240 * 160 - 1, maxFrames: 1, maxTotalPixels: 1 << 30, maxJPEGScans: 1)
+        #expect(throws: ImageCoreError.self) { try ImageDecoder(limits: tight).inspect(real) }
+    }
+
+    @Test(arguments: [HEIFSamples.Kind.alpha, .lossy])
+    func truncationsFailTheCheckBeforeStoring(kind: HEIFSamples.Kind) throws {
+        let bytes = try HEIFSamples.make(kind, in: work)
+        // Every length in the headers, then a spread through the coded data.
+        let lengths = Array(0..<min(bytes.count, 600)) + Array(stride(from: 600, to: bytes.count, by: 97))
+        for length in lengths {
+            #expect(throws: ImageCoreError.self, "\(kind) cut at \(length)") {
+                try ImageDecoder().inspect(Array(bytes.prefix(length)))
+            }
+        }
+    }
+
+    @Test func damagedCodedDataIsAnImageError() throws {
+        var bytes = try HEIFSamples.make(.lossy, in: work)
+        // Overwrite the middle of mdat: the boxes stay whole, the HEVC does not.
+        for index in stride(from: bytes.count / 2, to: bytes.count - 16, by: 3) { bytes[index] = 0xFF }
+        do {
+            _ = try ImageDecoder().decode(bytes, frame: nil)
+        } catch let error as ImageCoreError {
+            #expect(error.kind == .image)
+        }
+    }
+}
