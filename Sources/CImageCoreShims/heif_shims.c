@@ -1,9 +1,6 @@
 #include "heif_shims.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <string.h>
+#include "library_loader.h"
 
 // The soname whose ABI the installed header describes (libheif 1.x keeps
 // its C ABI within the major version).
@@ -40,61 +37,38 @@ static struct {
     void (*image_release)(const struct heif_image *);
 } api;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char load_error[256];
-static int load_status = -1;
+/// What imgcache_heif_load fills in, field by field.
+static const imgcache_library_symbol symbols[] = {
+    IMGCACHE_SYMBOL(api.init, "heif_init"),
+    IMGCACHE_SYMBOL(api.context_alloc, "heif_context_alloc"),
+    IMGCACHE_SYMBOL(api.context_free, "heif_context_free"),
+    IMGCACHE_SYMBOL(api.context_read_from_memory_without_copy, "heif_context_read_from_memory_without_copy"),
+    IMGCACHE_SYMBOL(api.context_get_number_of_top_level_images, "heif_context_get_number_of_top_level_images"),
+    IMGCACHE_SYMBOL(api.context_get_primary_image_handle, "heif_context_get_primary_image_handle"),
+    IMGCACHE_SYMBOL(api.image_handle_release, "heif_image_handle_release"),
+    IMGCACHE_SYMBOL(api.image_handle_get_width, "heif_image_handle_get_width"),
+    IMGCACHE_SYMBOL(api.image_handle_get_height, "heif_image_handle_get_height"),
+    IMGCACHE_SYMBOL(api.image_handle_has_alpha_channel, "heif_image_handle_has_alpha_channel"),
+    IMGCACHE_SYMBOL(api.image_handle_get_number_of_thumbnails, "heif_image_handle_get_number_of_thumbnails"),
+    IMGCACHE_SYMBOL(api.image_handle_get_list_of_thumbnail_IDs, "heif_image_handle_get_list_of_thumbnail_IDs"),
+    IMGCACHE_SYMBOL(api.image_handle_get_thumbnail, "heif_image_handle_get_thumbnail"),
+    IMGCACHE_SYMBOL(api.decoding_options_alloc, "heif_decoding_options_alloc"),
+    IMGCACHE_SYMBOL(api.decoding_options_free, "heif_decoding_options_free"),
+    IMGCACHE_SYMBOL(api.decode_image, "heif_decode_image"),
+    IMGCACHE_SYMBOL(api.image_get_width, "heif_image_get_width"),
+    IMGCACHE_SYMBOL(api.image_get_height, "heif_image_get_height"),
+    IMGCACHE_SYMBOL(api.image_get_plane_readonly, "heif_image_get_plane_readonly"),
+    IMGCACHE_SYMBOL(api.image_release, "heif_image_release"),
+};
 
-#define RESOLVE(field, symbol)                                                        \
-    do {                                                                              \
-        *(void **)(&api.field) = dlsym(library, symbol);                              \
-        if (!api.field) {                                                             \
-            snprintf(load_error, sizeof load_error, HEIF_SONAME " lacks %s", symbol); \
-            return;                                                                   \
-        }                                                                             \
-    } while (0)
+/// Registers the built-in decoders (libde265, dav1d, aom) once per process.
+/// Its result cannot fail a load: without them, a decode says so itself.
+static void initialise(void) { (void)api.init(NULL); }
 
-static void load(void) {
-    void *library = dlopen(HEIF_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(load_error, sizeof load_error, "cannot load libheif (install libheif1): %s", dlerror());
-        return;
-    }
-    RESOLVE(init, "heif_init");
-    RESOLVE(context_alloc, "heif_context_alloc");
-    RESOLVE(context_free, "heif_context_free");
-    RESOLVE(context_read_from_memory_without_copy, "heif_context_read_from_memory_without_copy");
-    RESOLVE(context_get_number_of_top_level_images, "heif_context_get_number_of_top_level_images");
-    RESOLVE(context_get_primary_image_handle, "heif_context_get_primary_image_handle");
-    RESOLVE(image_handle_release, "heif_image_handle_release");
-    RESOLVE(image_handle_get_width, "heif_image_handle_get_width");
-    RESOLVE(image_handle_get_height, "heif_image_handle_get_height");
-    RESOLVE(image_handle_has_alpha_channel, "heif_image_handle_has_alpha_channel");
-    RESOLVE(image_handle_get_number_of_thumbnails, "heif_image_handle_get_number_of_thumbnails");
-    RESOLVE(image_handle_get_list_of_thumbnail_IDs, "heif_image_handle_get_list_of_thumbnail_IDs");
-    RESOLVE(image_handle_get_thumbnail, "heif_image_handle_get_thumbnail");
-    RESOLVE(decoding_options_alloc, "heif_decoding_options_alloc");
-    RESOLVE(decoding_options_free, "heif_decoding_options_free");
-    RESOLVE(decode_image, "heif_decode_image");
-    RESOLVE(image_get_width, "heif_image_get_width");
-    RESOLVE(image_get_height, "heif_image_get_height");
-    RESOLVE(image_get_plane_readonly, "heif_image_get_plane_readonly");
-    RESOLVE(image_release, "heif_image_release");
-    // Registers the built-in decoders (libde265, dav1d, aom) once per process.
-    struct heif_error initialised = api.init(NULL);
-    if (initialised.code != heif_error_Ok) {
-        snprintf(load_error, sizeof load_error, "heif_init failed: %s", initialised.message);
-        return;
-    }
-    load_status = 0;
-}
+static imgcache_library library =
+    IMGCACHE_LIBRARY(HEIF_SONAME, "cannot load libheif (install libheif1)", "", symbols, initialise);
 
-int imgcache_heif_load(char *error) {
-    pthread_once(&once, load);
-    if (load_status != 0) {
-        snprintf(error, 256, "%s", load_error);
-    }
-    return load_status;
-}
+int imgcache_heif_load(char *error) { return imgcache_library_load(&library, error); }
 
 struct heif_context *imgcache_heif_context_alloc(void) { return api.context_alloc(); }
 void imgcache_heif_context_free(struct heif_context *context) { api.context_free(context); }

@@ -10,7 +10,7 @@
 // libheif's own signature.
 
 /// Loads libheif.so.1 and resolves every function used, then runs
-/// heif_init. Returns 0, or -1 with a message in `error` (at least 256
+/// heif_init (imgcache_library_load). Returns 0, or -1 with a message in `error` (at least 256
 /// bytes). Safe to call from several threads: the first call loads, later
 /// ones return its result.
 int imgcache_heif_load(char *error);
