@@ -63,6 +63,8 @@ static const imgcache_library_symbol symbols[] = {
 static imgcache_library library =
     IMGCACHE_LIBRARY(AVIF_SONAME, "cannot load libavif (install " AVIF_PACKAGE ")", "", symbols, NULL);
 
+const char *imgcache_avif_soname(void) { return AVIF_SONAME; }
+
 int imgcache_avif_load(char *error) { return imgcache_library_load(&library, error); }
 
 const char *imgcache_avif_result_to_string(avifResult result) { return api.result_to_string(result); }

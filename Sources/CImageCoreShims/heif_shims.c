@@ -68,6 +68,8 @@ static void initialise(void) { (void)api.init(NULL); }
 static imgcache_library library =
     IMGCACHE_LIBRARY(HEIF_SONAME, "cannot load libheif (install libheif1)", "", symbols, initialise);
 
+const char *imgcache_heif_soname(void) { return HEIF_SONAME; }
+
 int imgcache_heif_load(char *error) { return imgcache_library_load(&library, error); }
 
 struct heif_context *imgcache_heif_context_alloc(void) { return api.context_alloc(); }

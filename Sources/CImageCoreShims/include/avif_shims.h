@@ -15,6 +15,9 @@
 /// loads, later ones return its result.
 int imgcache_avif_load(char *error);
 
+/// The soname imgcache_avif_load opens, for asking whether it is installed without loading it.
+const char *imgcache_avif_soname(void);
+
 const char *imgcache_avif_result_to_string(avifResult result);
 avifDecoder *imgcache_avif_decoder_create(void);
 void imgcache_avif_decoder_destroy(avifDecoder *decoder);

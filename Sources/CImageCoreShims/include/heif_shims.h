@@ -15,6 +15,9 @@
 /// ones return its result.
 int imgcache_heif_load(char *error);
 
+/// The soname imgcache_heif_load opens, for asking whether it is installed without loading it.
+const char *imgcache_heif_soname(void);
+
 struct heif_context *imgcache_heif_context_alloc(void);
 void imgcache_heif_context_free(struct heif_context *context);
 struct heif_error imgcache_heif_context_read_from_memory_without_copy(struct heif_context *context,

@@ -79,13 +79,18 @@ public struct StoredResponse: Sendable, Equatable {
     }
 
     /// "*" if the response varies on everything, else a digest of the
-    /// request's values of the named headers; nil without Vary.
+    /// request's values of the named headers; nil without Vary. The
+    /// default `Accept` counts as `DownloadRequest.varyDefaultAccept`.
     static func variantKey(vary: String?, request: DownloadRequest) -> String? {
         guard let vary else { return nil }
         let names = Set(vary.split(separator: ",").map { $0.trimmingSpaces().lowercased() }).filter { !$0.isEmpty }
         if names.contains("*") { return "*" }
         guard !names.isEmpty else { return nil }
-        let values = names.sorted().map { "\($0): \(request.headerValue($0) ?? "")" }.joined(separator: "\n")
+        let values = names.sorted().map { name in
+            let sent = request.headerValue(name) ?? (name == "accept" ? DownloadRequest.varyDefaultAccept : "")
+            return "\(name): \(sent)"
+        }
+        .joined(separator: "\n")
         return String(Digest.sha256Hex(Array(values.utf8)).prefix(16))
     }
 }

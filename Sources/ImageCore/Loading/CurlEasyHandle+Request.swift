@@ -65,7 +65,11 @@ extension CurlEasyHandle {
                 extraHeaders.append(HTTPHeader(name: "Expect", value: ""))
             }
         }
-        try setHeaders(request.effectiveHeaders + extraHeaders)
+        var headers = request.effectiveHeaders
+        if request.headerValue("Accept") == nil {
+            headers.append(HTTPHeader(name: "Accept", value: AcceptHeader.value))
+        }
+        try setHeaders(headers + extraHeaders)
     }
 
     /// `x-amz-content-sha256` (the provider's `x-PROVIDER2-content-sha256`):

@@ -110,12 +110,20 @@ public struct DownloadRequest: Sendable {
         self.url = url
     }
 
-    /// Headers every request sends unless `headers` replaces them. No
-    /// Accept-Encoding: images are already compressed.
+    /// Headers every request sends unless `headers` replaces them; the
+    /// loader adds `Accept`, naming the formats the decoders present read
+    /// (`AcceptHeader`). No Accept-Encoding: images are already compressed.
     public static let defaultHeaders = [
-        HTTPHeader(name: "User-Agent", value: "imgcache/\(ImageCoreVersion.string)"),
-        HTTPHeader(name: "Accept", value: "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5"),
+        HTTPHeader(name: "User-Agent", value: "imgcache/\(ImageCoreVersion.string)")
     ]
+
+    /// The `Accept` value a `Vary: Accept` entry is matched with when the
+    /// request sends the default header: the header imgcache sent before it
+    /// was built from the decoders present. Whatever the default names now
+    /// (another library installed, a format added), it counts as this one
+    /// value, so entries stored under any default stay valid; `-H 'Accept: …'`
+    /// is matched as sent. See the man page, CACHING.
+    public static let varyDefaultAccept = "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5"
 
     /// The headers sent: the defaults, replaced or extended by `headers`.
     public var effectiveHeaders: [HTTPHeader] {

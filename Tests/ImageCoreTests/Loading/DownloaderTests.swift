@@ -51,7 +51,8 @@ import Testing
         #expect(server.requestCount(for: "/a.png") == 1)
         let sent = try #require(server.requests.first)
         #expect(sent.header("User-Agent")?.hasPrefix("imgcache/") == true)
-        #expect(sent.header("Accept")?.hasPrefix("image/webp") == true)
+        #expect(sent.header("Accept") == AcceptHeader.value)
+        #expect(AcceptHeader.value.hasPrefix("image/avif,image/webp,image/png,image/jpeg,image/gif,"))
     }
 
     /// After a cancel-all (SIGINT), a transfer queued later fails as
