@@ -389,6 +389,15 @@ say "17–19. counts: warm hit, thumbnail, cold URLs"
 bash "$HERE/scripts/bench-counts.sh" "$IMGCACHE" > "$WORK/counts.out"
 grep -E '^\| (17|18|19) ' "$WORK/counts.out" >> "$ROWS" || true
 COUNT_GOALS=$(grep '^GOAL|' "$WORK/counts.out" || true)
+# ---- 20. (issue 33) HEIC decode and thumbnail, placeholders: scripts/bench-heif.sh,
+# which also runs alone (`bash scripts/bench-heif.sh .build/release/imgcache`).
+HEIF_GOALS=""
+if command -v heif-enc >/dev/null && command -v heif-convert >/dev/null; then
+	say "20. HEIC, placeholders"
+	bash "$HERE/scripts/bench-heif.sh" "$IMGCACHE" > "$WORK/heif.out"
+	grep '^| 20' "$WORK/heif.out" >> "$ROWS" || true
+	HEIF_GOALS=$(grep '^GOAL|' "$WORK/heif.out" || true)
+fi
 
 # ---- 20. (issue 33) JPEG XL: decode against djxl, a thumbnail against vipsthumbnail, the decode's peak RSS
 # (scripts/bench-jxl.sh, which also runs alone).
@@ -440,6 +449,9 @@ goal "warm Redis remote vs origin, prefetch of 1000 (issue 28)" "$(ratio "$REMOT
 while IFS='|' read -r _ name value limit note; do
 	[ -n "$name" ] && goal "$name (issue 28)" "$value" "$limit" "$note"
 done <<< "$FLEET_GOALS"
+while IFS='|' read -r _ name value target note; do
+	[ -n "$name" ] && goal "$name" "$value" "$target" "$note"
+done <<< "$HEIF_GOALS"
 while IFS='|' read -r _ name value limit note; do
 	[ -n "$name" ] && goal "$name (issue 34)" "$value" "$limit" "$note"
 done <<< "$ANIM_GOALS"

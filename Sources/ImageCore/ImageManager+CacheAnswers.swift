@@ -9,7 +9,13 @@ extension ImageManager {
     /// counts the miss).
     func answerFromCache(_ request: inout ImageRequest) -> ImageResponse? {
         switch try? lookup.look(request, key: key(for: request.url), .hitsOnly) {
-        case .hit(let found):
+        case .hit(var found):
+            // Read back from the entry (or made once): a warm run decodes nothing.
+            // One that cannot be made is left to `load`, which reports why.
+            if request.wantsPlaceholder {
+                guard let placeholder = try? placeholder(of: found, request) else { return nil }
+                found.placeholder = placeholder
+            }
             lookup.remember(RenderedResponse(response: found), request)
             return found
         case .miss:

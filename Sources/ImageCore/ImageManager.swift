@@ -22,6 +22,7 @@ public final class ImageManager: Sendable {
     let network: NetworkFetch
     let store: Store
     let renderer: Renderer
+    let placeholders: PlaceholderStore
     let limits: RunLimits
 
     /// A manager over `configuration.directory`, created if missing. The
@@ -67,6 +68,7 @@ public final class ImageManager: Sendable {
             cookieJar: configuration.cookieJar, scratchDirectory: readOnlyReason == nil ? nil : downloadDirectory,
             clock: configuration.clock)
         renderer = Renderer(disk: disk, decoder: decoder, limits: configuration.limits, events: events)
+        placeholders = PlaceholderStore(disk: disk, limits: configuration.limits)
     }
 
     /// The cache key for a URL under this manager's policy.
@@ -82,9 +84,25 @@ public final class ImageManager: Sendable {
         let key = key(for: request.url)
         let response = try await fetch(request, key: key)
         try limits.judge(response, request)
-        let rendition = try await renderer.render(response, request)
+        var rendition = try await renderer.render(response, request)
+        if request.wantsPlaceholder {
+            let (found, asked) = (rendition.response, request)
+            rendition.response.placeholder = try await runInBackground { try self.placeholder(of: found, asked) }
+        }
         lookup.remember(rendition, request)
         return rendition.response
+    }
+
+    /// `response`'s placeholders: kept with its entry (computed and kept
+    /// there the first time, where the request may store), else computed
+    /// from its bytes. Blocks while decoding.
+    func placeholder(of response: ImageResponse, _ request: ImageRequest) throws -> ImagePlaceholder {
+        guard let entry = response.entry else {
+            return try PlaceholderStore.compute(response.bytes, limits: configuration.limits)
+        }
+        return try placeholders.placeholder(
+            of: entry, key: response.key, bytes: response.bytes,
+            keeping: request.storesToDisk && readOnlyReason == nil)
     }
 
     /// The image's bytes and facts, from the first place that has them:

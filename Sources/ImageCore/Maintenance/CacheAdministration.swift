@@ -54,6 +54,17 @@ package struct CacheAdministration: Sendable {
             failure: registry.record(for: key))
     }
 
+    /// The placeholders of `status`'s entry (`stat --placeholder`): read
+    /// back, or computed from its file and kept with it where the cache is
+    /// writable. Throws `.image` or `.cacheIO`; `status` must have an entry.
+    package func placeholder(of status: EntryStatus, limits: DecodingLimits = .default) throws -> ImagePlaceholder {
+        guard let entry = status.entry else { throw ImageCoreError(.notCached, "not cached") }
+        let disk = DiskCache(
+            directory: directory, placement: directory.recordPlacement(), statistics: Statistics(), events: .silent)
+        return try PlaceholderStore(disk: disk, limits: limits).placeholder(
+            of: entry, key: status.key, keeping: directory.readOnlyReason() == nil)
+    }
+
     /// Creates the directory if needed, removes entries unused for longer
     /// than `maxAge`, then the least recently used down to `maxSize` (nil:
     /// the limits in `imgcache.conf`), and counts the evictions in the

@@ -58,6 +58,9 @@ public struct ImageRequest: Sendable {
             }
         }
     }
+    /// Add the image's placeholders (`--placeholder`) to the response, read
+    /// from its entry or computed once and kept there.
+    public var wantsPlaceholder = false
     /// Revalidate a cached entry even if it is fresh (`--refresh`).
     public var refresh = false
     /// Serve a stale entry, at any age, when the origin fails transiently.

@@ -25,6 +25,8 @@ public struct ImageResponse: Sendable {
     public var image: DecodedImage?
     /// The re-encoded image and its format, if `encoding` was asked for.
     public var encoded: (bytes: [UInt8], format: OutputFormat.Encoding)?
+    /// ThumbHash, BlurHash and dominant colour, if `wantsPlaceholder` was asked for.
+    public var placeholder: ImagePlaceholder?
 
     /// The name of the colour profile the image declares: its ICC profile's
     /// description ("Adobe RGB (1998)"), or e.g. "nclx BT.2020 PQ" for an

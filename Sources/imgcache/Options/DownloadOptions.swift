@@ -7,6 +7,12 @@ struct DownloadOptions: ParsableArguments {
     var retryFailed = false
 
     @Flag(
+        help: ArgumentHelp(
+            "With --json: add thumbhash, blurhash and dominant_color to each record (computed once from a 100-pixel decode and kept with the entry)."
+        ))
+    var placeholder = false
+
+    @Flag(
         help:
             "Never use the network: serve what is cached, stale included (unless the server said must-revalidate or no-cache); anything else is exit 7."
     )
@@ -186,6 +192,7 @@ struct DownloadOptions: ParsableArguments {
         request.download.proxy = proxy
         request.download.maxBytes = Quantities.parseSize(maxBytes) ?? request.download.maxBytes
         request.download.maxRedirects = maxRedirects
+        request.wantsPlaceholder = placeholder
         return request
     }
 }

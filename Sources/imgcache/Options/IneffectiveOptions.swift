@@ -15,6 +15,7 @@ extension IMGCacheCommand.Fetch {
             default: break
             }
         }
+        if download.placeholder && !global.json { throw ValidationError("--placeholder needs --json") }
         if noOrient && !needsPixels { throw ValidationError("--no-orient needs --decode, --encode or --thumbnail") }
         if askedColourSpace != nil && !needsPixels {
             throw ValidationError("--colorspace needs --decode, --encode or --thumbnail")
@@ -25,6 +26,7 @@ extension IMGCacheCommand.Fetch {
 
 extension IMGCacheCommand.Prefetch {
     func refuseOptionsWithoutEffect() throws {
+        if download.placeholder && !global.json { throw ValidationError("--placeholder needs --json") }
         try download.refuseOptionsWithoutEffect()
     }
 }
@@ -69,6 +71,9 @@ extension IMGCacheCommand.Clean {
 extension IMGCacheCommand.Stat {
     func refuseOptionsWithoutEffect() throws {
         try global.refuseProgress()
+        if placeholder && (urls.isEmpty || !global.json) {
+            throw ValidationError("--placeholder needs --json and URLs")
+        }
         if urls.isEmpty && (key.keyIgnoreQuery || !key.keyStripParam.isEmpty) {
             throw ValidationError("--key-ignore-query and --key-strip-param need URLs")
         }

@@ -63,6 +63,14 @@ struct JSONRecord {
 }
 
 extension JSONRecord {
+    /// `--placeholder`'s fields: `thumbhash`, `blurhash`, `dominant_color`; nothing for nil.
+    mutating func add(_ placeholder: ImagePlaceholder?) {
+        guard let placeholder else { return }
+        add("thumbhash", placeholder.thumbHash)
+        add("blurhash", placeholder.blurHash)
+        add("dominant_color", placeholder.dominantColour)
+    }
+
     /// The man page's record (JSON RECORDS) for one URL's outcome.
     static func result(
         url: String, key: CacheKey, outcome: Result<ImageResponse, ImageCoreError>,
@@ -87,6 +95,7 @@ extension JSONRecord {
             record.add("etag", response.entry?.etag)
             record.add("last_modified", response.entry?.lastModified)
             record.add("expires", response.entry?.expires.map(HTTPDate.iso8601))
+            record.add(response.placeholder)
         case .failure(let error):
             record.add("result", error.kind == .failedBefore ? "skipped" : "failed")
         }

@@ -86,7 +86,9 @@ enum StatReport {
         .remoteHits, .remoteMisses, .remoteErrors, .remoteUploads,
     ]
 
-    static func printEntry(url: String, _ status: CacheAdministration.EntryStatus, json: Bool) {
+    static func printEntry(
+        url: String, _ status: CacheAdministration.EntryStatus, placeholder: ImagePlaceholder? = nil, json: Bool
+    ) {
         let (key, entry, failure) = (status.key, status.entry, status.failure)
         if json {
             var record = JSONRecord()
@@ -105,6 +107,7 @@ enum StatReport {
                 record.add("etag", entry.etag)
                 record.add("last_modified", entry.lastModified)
                 record.add("expires", entry.expires.map(HTTPDate.iso8601))
+                record.add(placeholder)
                 record.add(
                     "variants",
                     entry.variants.map { variant in

@@ -15,6 +15,12 @@ extension IMGCacheCommand {
 
         @OptionGroup var key: KeyOptions
 
+        @Flag(
+            help: ArgumentHelp(
+                "With --json and URLs: add thumbhash, blurhash and dominant_color to each record (computed once from a 100-pixel decode and kept with the entry)."
+            ))
+        var placeholder = false
+
         @Argument(help: ArgumentHelp("URLs to look up.", valueName: "url"))
         var urls: [String] = []
 
@@ -38,7 +44,18 @@ extension IMGCacheCommand {
             for url in urls {
                 let status = cache.entry(for: url, configuration: configuration)
                 if status.entry == nil { missing += 1 }
-                if !global.quiet || global.json { StatReport.printEntry(url: url, status, json: global.json) }
+                var placeholder: ImagePlaceholder?
+                if self.placeholder, status.entry != nil {
+                    do {
+                        placeholder = try cache.placeholder(of: status)
+                    } catch {
+                        let message = (error as? ImageCoreError)?.message ?? "\(error)"
+                        StandardStreams.printError("imgcache: \(url): placeholder: \(message)")
+                    }
+                }
+                if !global.quiet || global.json {
+                    StatReport.printEntry(url: url, status, placeholder: placeholder, json: global.json)
+                }
             }
             try ExitStatus.exit(missing == 0 ? 0 : ExitStatus.code(for: .notCached))
         }

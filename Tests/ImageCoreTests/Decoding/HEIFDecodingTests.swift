@@ -91,4 +91,66 @@ struct HEIFDecodingTests {
             #expect(error.kind == .image)
         }
     }
+
+    /// irot, imir and clap as libheif applies them: heif-convert's pixels, and
+    /// `--json`'s size is the upright one.
+    @Test(arguments: [
+        ("irot 1", [HEIFSamples.irot(1)], (160, 240)), ("irot 2", [HEIFSamples.irot(2)], (240, 160)),
+        ("imir 0", [HEIFSamples.imir(0)], (240, 160)), ("imir 1", [HEIFSamples.imir(1)], (240, 160)),
+        ("clap, then irot 3", [HEIFSamples.clap(width: 200, height: 120), HEIFSamples.irot(3)], (120, 200)),
+    ])
+    func transformationsAreAppliedAsHeifConvertDoes(name: String, properties: [[UInt8]], size: (Int, Int)) throws {
+        let heic = HEIFSamples.addingProperties(properties, to: try HEIFSamples.make(.lossy, in: work))
+        let reference = try HEIFSamples.reference(heic, in: work)
+        #expect(
+            (reference.width, reference.height) == size,
+            "\(name): heif-convert made \(reference.width)×\(reference.height)")
+        let info = try ImageDecoder().inspect(heic)
+        #expect((info.width, info.height) == size && info.orientation == 1, "\(name)")
+        let image = try ImageDecoder().decode(heic, frame: nil)
+        #expect((image.width, image.height) == size)
+        #expect(reference.matches(image.frames[0].pixels), "\(name) differs from heif-convert")
+    }
+
+    /// A grid whose `ispe` says 64×64 but whose descriptor (in `idat`) says
+    /// 50 000 × 50 000: refused from the header before libheif allocates a
+    /// canvas for it (libheif reads a grid's size only when decoding it).
+    @Test func aGridsOutputSizeIsCheckedBeforeDecoding() throws {
+        func be(_ value: Int, _ count: Int) -> [UInt8] {
+            (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * (count - 1 - $0))) }
+        }
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            be(payload.count + 8, 4) + Array(type.utf8) + payload
+        }
+        func fullBox(_ type: String, version: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            box(type, [version, 0, 0, 0] + payload)
+        }
+        let descriptor: [UInt8] = [0, 1, 1, 1] + be(50_000, 4) + be(50_000, 4)  // 2×2 tiles, 32-bit sizes
+        let meta = fullBox(
+            "meta", version: 0,
+            fullBox("hdlr", version: 0, be(0, 4) + Array("pict".utf8) + be(0, 12) + [0])
+                + fullBox("pitm", version: 0, be(1, 2))
+                + fullBox(
+                    "iinf", version: 0,
+                    be(1, 2) + fullBox("infe", version: 2, be(1, 2) + be(0, 2) + Array("grid".utf8) + [0]))
+                + fullBox(
+                    "iloc", version: 1,
+                    [0x44, 0x00] + be(1, 2) + be(1, 2) + be(1, 2) + be(0, 2) + be(1, 2) + be(0, 4)
+                        + be(descriptor.count, 4))
+                + box(
+                    "iprp",
+                    box("ipco", fullBox("ispe", version: 0, be(64, 4) + be(64, 4)))
+                        + fullBox("ipma", version: 0, be(1, 4) + be(1, 2) + [1, 0x81]))
+                + box("idat", descriptor))
+        let file = box("ftyp", Array("heicmif1heic".utf8)) + meta + box("mdat", [0, 0, 0, 0])
+        let items = try #require(HEIFItems(file))
+        #expect(items.primaryType == "grid" && items.spatialExtent! == (64, 64))
+        #expect(items.grid.map { [$0.rows, $0.columns, $0.width, $0.height] } == [2, 2, 50_000, 50_000])
+        do {
+            _ = try ImageDecoder().inspect(file)
+            Issue.record("a 50000×50000 grid was accepted")
+        } catch let error as ImageCoreError {
+            #expect(error.exceededLimit == .pixels && error.message.contains("50000×50000"), "\(error.message)")
+        }
+    }
 }

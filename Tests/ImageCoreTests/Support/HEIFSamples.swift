@@ -78,3 +78,115 @@ enum HEIFSamples {
         return bytes
     }
 }
+
+extension HEIFSamples {
+    /// `heic` (as heif-enc writes it: one `meta` before `mdat`, 32-bit box
+    /// sizes) with `properties` (whole boxes: `irot`, `imir`, `clap`) added
+    /// to `ipco` and associated, in order and as essential, with the
+    /// primary item; `iloc`'s file offsets move with `meta`'s growth.
+    static func addingProperties(_ properties: [[UInt8]], to heic: [UInt8]) -> [UInt8] {
+        func u32(_ bytes: [UInt8], _ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        func be(_ value: Int, _ count: Int) -> [UInt8] {
+            (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * (count - 1 - $0))) }
+        }
+        func children(_ bytes: [UInt8], from start: Int) -> [(type: String, box: [UInt8])] {
+            var found: [(String, [UInt8])] = []
+            var at = start
+            while at + 8 <= bytes.count {
+                let size = u32(bytes, at)
+                found.append(
+                    (String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self), Array(bytes[at..<(at + size)])))
+                at += size
+            }
+            return found
+        }
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            be(payload.count + 8, 4) + Array(type.utf8) + payload
+        }
+        let top = children(heic, from: 0)
+        guard let metaIndex = top.firstIndex(where: { $0.type == "meta" }) else { return heic }
+        let oldMeta = top[metaIndex].box
+        var metaChildren = children(oldMeta, from: 12)
+        let pitm = metaChildren.first { $0.type == "pitm" }!.box
+        let primary = pitm[8] == 0 ? (Int(pitm[12]) << 8 | Int(pitm[13])) : u32(pitm, 12)
+        let iprpIndex = metaChildren.firstIndex { $0.type == "iprp" }!
+        var iprpChildren = children(metaChildren[iprpIndex].box, from: 8)
+        let ipcoIndex = iprpChildren.firstIndex { $0.type == "ipco" }!
+        let existing = children(iprpChildren[ipcoIndex].box, from: 8).count
+        iprpChildren[ipcoIndex].box = box(
+            "ipco", Array(iprpChildren[ipcoIndex].box.dropFirst(8)) + properties.flatMap { $0 })
+        let ipmaIndex = iprpChildren.firstIndex { $0.type == "ipma" }!
+        let ipma = iprpChildren[ipmaIndex].box
+        let (version, wide) = (ipma[8], ipma[11] & 1 == 1)
+        let idBytes = version == 0 ? 2 : 4, entryBytes = wide ? 2 : 1
+        var rebuilt = Array(ipma[8..<16])
+        var at = 16
+        for _ in 0..<u32(ipma, 12) {
+            let item = ipma[at..<(at + idBytes)].reduce(0) { $0 << 8 | Int($1) }
+            let count = Int(ipma[at + idBytes])
+            var associations = Array(ipma[(at + idBytes + 1)..<(at + idBytes + 1 + count * entryBytes)])
+            var newCount = count
+            if item == primary {
+                for index in 0..<properties.count {
+                    associations +=
+                        wide ? be(0x8000 | (existing + 1 + index), 2) : [UInt8(0x80 | (existing + 1 + index))]
+                    newCount += 1
+                }
+            }
+            rebuilt += Array(ipma[at..<(at + idBytes)]) + [UInt8(newCount)] + associations
+            at += idBytes + 1 + count * entryBytes
+        }
+        iprpChildren[ipmaIndex].box = box("ipma", rebuilt)
+        metaChildren[iprpIndex].box = box("iprp", iprpChildren.flatMap(\.box))
+        var meta = box("meta", Array(oldMeta[8..<12]) + metaChildren.flatMap(\.box))
+        let growth = meta.count - oldMeta.count
+        // iloc: move every extent that construction method 0 places in the file.
+        let ilocStart = 12 + metaChildren.prefix { $0.type != "iloc" }.reduce(0) { $0 + $1.box.count }
+        let ilocVersion = meta[ilocStart + 8]
+        let (offsetSize, lengthSize) = (Int(meta[ilocStart + 12] >> 4), Int(meta[ilocStart + 12] & 15))
+        let (baseSize, indexSize) = (
+            Int(meta[ilocStart + 13] >> 4), ilocVersion == 0 ? 0 : Int(meta[ilocStart + 13] & 15)
+        )
+        let itemBytes = ilocVersion == 2 ? 4 : 2
+        at = ilocStart + 14
+        let items = meta[at..<(at + itemBytes)].reduce(0) { $0 << 8 | Int($1) }
+        at += itemBytes
+        func shift(_ position: Int, _ size: Int) {
+            guard size > 0 else { return }
+            let value = meta[position..<(position + size)].reduce(0) { $0 << 8 | Int($1) } + growth
+            meta.replaceSubrange(position..<(position + size), with: be(value, size))
+        }
+        for _ in 0..<items {
+            at += itemBytes
+            var method = 0
+            if ilocVersion >= 1 {
+                method = Int(meta[at + 1] & 15)
+                at += 2
+            }
+            at += 2  // data reference index
+            let basePosition = at
+            at += baseSize
+            let extents = Int(meta[at]) << 8 | Int(meta[at + 1])
+            at += 2
+            if method == 0 && baseSize > 0 { shift(basePosition, baseSize) }
+            for _ in 0..<extents {
+                at += indexSize
+                if method == 0 && baseSize == 0 { shift(at, offsetSize) }
+                at += offsetSize + lengthSize
+            }
+        }
+        return top.prefix(metaIndex).flatMap(\.box) + meta + top.dropFirst(metaIndex + 1).flatMap(\.box)
+    }
+
+    /// A property box: `irot` (quarter turns anticlockwise), `imir` (0:
+    /// top and bottom swapped, 1: left and right), `clap` (a centred
+    /// `width` × `height` window).
+    static func irot(_ quarterTurns: UInt8) -> [UInt8] { [0, 0, 0, 9] + Array("irot".utf8) + [quarterTurns & 3] }
+    static func imir(_ axis: UInt8) -> [UInt8] { [0, 0, 0, 9] + Array("imir".utf8) + [axis & 1] }
+    static func clap(width: Int, height: Int) -> [UInt8] {
+        let fields = [width, 1, height, 1, 0, 1, 0, 1].flatMap { value in
+            [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+        }
+        return [0, 0, 0, 40] + Array("clap".utf8) + fields
+    }
+}
