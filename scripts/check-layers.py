@@ -58,6 +58,7 @@ OWNERS = {
     "webp": ["Decoding", "Encoding"],
     "avif": ["Decoding", "Encoding"],
     "jxl": ["Decoding", "Encoding"],
+    "heif": ["Decoding"],
     "zlib": ["Codec", "Colour", "Encoding"],
     "lcms": ["Colour"],
     "digest": ["Support"],
@@ -74,6 +75,7 @@ C_MODULES = {
     "CWebP": ["webp"],
     "CAVIF": ["avif"],
     "CJXL": ["jxl"],
+    "CHEIF": ["heif"],
 }
 SHIMS = "CImageCoreShims"
 SHIM_CALLS = [
@@ -82,6 +84,7 @@ SHIM_CALLS = [
     (re.compile(r"\bimgcache_png"), "png"),
     (re.compile(r"\bimgcache_avif_"), "avif"),
     (re.compile(r"\bimgcache_jxl_"), "jxl"),
+    (re.compile(r"\bimgcache_heif_"), "heif"),
     (re.compile(r"\bimgcache_lcms_"), "lcms"),
     (re.compile(r"\bimgcache_zlib_"), "zlib"),
     (re.compile(r"\bimgcache_(?:sha256|xxh3)"), "digest"),
