@@ -137,6 +137,8 @@ static void open_null(void) { quiet_null = fopen("/dev/null", "w"); }
 static imgcache_library library = IMGCACHE_LIBRARY(JXL_SONAME, "cannot load libjxl (install " JXL_PACKAGE ")", "",
                                                    symbols, open_null);
 
+const char *imgcache_jxl_soname(void) { return JXL_SONAME; }
+
 int imgcache_jxl_load(char *error) { return imgcache_library_load(&library, error); }
 
 JxlDecoder *imgcache_jxl_decoder_create(void) { return api.decoder_create(NULL); }

@@ -32,8 +32,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             is revalidated with If-None-Match and If-Modified-Since; 304 keeps the bytes and restarts the \
             clock, 200 replaces the entry. no-cache: revalidate on every use; no-store: served, never stored; \
             Vary: an entry matches only the request headers it was stored for; the default Accept header \
-            (image/avif,image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5, AVIF named only when libavif \
-            is installed; -H 'Accept: ...' replaces it) counts as one value, whatever formats it names, so \
+            (image/avif,image/jxl,image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5, AVIF and JPEG XL named only when libavif and libjxl \
+            are installed; -H 'Accept: ...' replaces it) counts as one value, whatever formats it names, so \
             an entry stored under Vary: Accept with an earlier default stays valid; immutable: not revalidated \
             while fresh, even with --refresh; stale-while-revalidate: served stale, revalidated before exit; \
             stale-if-error (or --stale-if-error): served stale when the origin fails transiently. --offline \

@@ -16,6 +16,9 @@
 /// loads, later ones return its result.
 int imgcache_jxl_load(char *error);
 
+/// The soname imgcache_jxl_load opens, for asking whether it is installed without loading it.
+const char *imgcache_jxl_soname(void);
+
 JxlDecoder *imgcache_jxl_decoder_create(void);
 void imgcache_jxl_decoder_destroy(JxlDecoder *decoder);
 JxlDecoderStatus imgcache_jxl_decoder_subscribe_events(JxlDecoder *decoder, int events);

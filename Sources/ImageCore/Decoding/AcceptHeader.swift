@@ -13,7 +13,7 @@ enum AcceptHeader {
 
     /// The media types in order of preference, each with the format that must decode it.
     static let preference: [(type: String, format: ImageFormat)] = [
-        ("image/avif", .avif), ("image/webp", .webp), ("image/png", .png), ("image/jpeg", .jpeg),
+        ("image/avif", .avif), ("image/jxl", .jxl), ("image/webp", .webp), ("image/png", .png), ("image/jpeg", .jpeg),
         ("image/gif", .gif),
     ]
 
@@ -28,6 +28,7 @@ enum AcceptHeader {
     static func isDecodable(_ format: ImageFormat) -> Bool {
         switch format {
         case .avif: SharedLibraryPresence.isInstalled(String(cString: imgcache_avif_soname()))
+        case .jxl: SharedLibraryPresence.isInstalled(String(cString: imgcache_jxl_soname()))
         case .heif: SharedLibraryPresence.isInstalled(String(cString: imgcache_heif_soname()))
         case .jpeg, .png, .gif, .webp: true
         }

@@ -16,8 +16,10 @@ import Testing
     @Test func theHeaderNamesTheDecodersPresent() {
         #expect(
             AcceptHeader.value(decoding: { _ in true })
-                == "image/avif,image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5")
-        #expect(AcceptHeader.value(decoding: { $0 != .avif }) == "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5")
+                == "image/avif,image/jxl,image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5")
+        #expect(
+            AcceptHeader.value(decoding: { $0 != .avif && $0 != .jxl })
+                == "image/webp,image/png,image/jpeg,image/gif,*/*;q=0.5")
         // libavif is installed here (make deps), so this process names AVIF.
         #expect(AcceptHeader.isDecodable(.avif) && AcceptHeader.value.hasPrefix("image/avif,"))
         #expect(!SharedLibraryPresence.isInstalled("libimgcache-no-such-library.so.9"))

@@ -52,7 +52,7 @@ import Testing
         let sent = try #require(server.requests.first)
         #expect(sent.header("User-Agent")?.hasPrefix("imgcache/") == true)
         #expect(sent.header("Accept") == AcceptHeader.value)
-        #expect(AcceptHeader.value.hasPrefix("image/avif,image/webp,image/png,image/jpeg,image/gif,"))
+        #expect(AcceptHeader.value.hasPrefix("image/avif,image/jxl,image/webp,image/png,image/jpeg,image/gif,"))
     }
 
     /// After a cancel-all (SIGINT), a transfer queued later fails as
