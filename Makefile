@@ -31,7 +31,7 @@ BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 # Build dependencies (C libraries) and the reference tools the tests compare against.
 DEB_PACKAGES = libcurl4-openssl-dev libpng-dev libgif-dev libwebp-dev libavif-dev nettle-dev libxxhash-dev pkg-config \
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine groff-base mandoc \
-	libhiredis-dev nginx-light apache2 redis-server libavif-bin gifsicle fish libheif-dev libheif-examples \
+	libhiredis-dev nginx-light apache2 redis-server libavif-bin gifsicle fish libheif-dev libheif-examples python3-blurhash \
 	liblcms2-dev liblcms2-utils icc-profiles-free libgs-common zlib1g-dev libjxl-dev libjxl-tools python3-venv
 # Decided from /etc/os-release, not apt-cache: on a fresh machine apt's lists
 # are empty until the first apt-get update, so every look-up fails.
