@@ -1,7 +1,12 @@
-import Synchronization
 import TestSupport
 
 @testable import ImageCore
+
+#if !THREAD_SANITIZER
+    // Under ThreadSanitizer, ImageCore's `Mutex` (System/SanitizerLocks.swift)
+    // is the one TSan can see; importing this one too makes the name ambiguous.
+    import Synchronization
+#endif
 
 /// A clock the test drives: time moves only when the test calls `advance`,
 /// or, for a clock made `advancingWhenSlept`, when code sleeps (the sleep
