@@ -13,6 +13,8 @@ struct ScaledFrames<Next: FrameSink>: FrameSink {
     private var previous: [UInt8] = []
     /// The last frame scaled: transparent zeros scale to transparent zeros.
     private var scaled: [UInt8] = []
+    /// Whether the last frame was opaque (the zeros before the first are not).
+    private var previousOpaque = false
 
     init(_ next: Next, width: Int, height: Int) {
         self.next = next
@@ -46,11 +48,19 @@ struct ScaledFrames<Next: FrameSink>: FrameSink {
     /// Resamples what changed since the previous frame into `scaled`, and remembers it.
     private mutating func scale(_ frame: UnsafeRawBufferPointer) {
         guard let resampler else { return }
-        let changed = previous.withUnsafeBytes {
+        var changed = previous.withUnsafeBytes {
             PixelRect.changed(from: $0, to: frame, width: resampler.sourceWidth, height: resampler.sourceHeight)
         }
+        // An opaque frame is averaged without premultiplying, as `AreaResampler.resample`
+        // does a whole opaque image; where that changes, the whole frame is, so that
+        // every pixel is the one a resampling of the whole frame gives.
+        let opaque = AreaResampler.isOpaque(frame)
+        if opaque != previousOpaque {
+            changed = PixelRect(width: resampler.sourceWidth, height: resampler.sourceHeight)
+            previousOpaque = opaque
+        }
         guard !changed.isEmpty else { return }
-        _ = resampler.resample(frame, changed: changed, into: &scaled)
+        _ = resampler.resample(frame, changed: changed, into: &scaled, opaque: opaque)
         let rowBytes = resampler.sourceWidth * 4
         previous.withUnsafeMutableBytes { target in
             for y in changed.y {
