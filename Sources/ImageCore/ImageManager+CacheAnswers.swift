@@ -34,7 +34,7 @@ extension ImageManager {
     /// leaves to `load`. Counts
     /// nothing but the hit (and a damaged entry found on the way).
     public func freshHit(_ request: ImageRequest) -> ImageResponse? {
-        guard readOnlyReason == nil,
+        guard writesCache,
             case .hit(let response)? = try? lookup.look(request, key: key(for: request.url), .hitsOnly)
         else { return nil }
         return response

@@ -34,6 +34,12 @@ extension ImageManager {
         /// used (as `fetch` does): hits are served, downloads go to a private
         /// scratch directory and are not stored. Otherwise opening it fails.
         public var allowsReadOnlyCache = false
+        /// Whether this manager writes the cache at all. False (`fetch
+        /// --no-store`): not a file of the cache directory is created or
+        /// changed; hits are served (their last use not recorded), downloads
+        /// go to a private scratch directory, failures are not remembered
+        /// and counters are not kept.
+        public var writesCache = true
         /// The clocks and sleep of the steps that judge freshness, wait,
         /// back off or hold leases; tests give a `TestClock`.
         var clock: any TimeSource = SystemClock()

@@ -15,9 +15,12 @@ public final class ImageManager: Sendable {
     let configuration: Configuration
     /// Counters for this process; the caller flushes them with `finish()`.
     public let statistics = Statistics()
-    /// Why downloads are not stored: the cache is not writable (see
-    /// `Configuration.allowsReadOnlyCache`); nil for a writable cache.
+    /// Why downloads are not stored: the cache is not writable, or could
+    /// not be set up (see `Configuration.allowsReadOnlyCache`); nil for a
+    /// writable cache, or one not to be written (`writesCache`).
     public let readOnlyReason: ImageCoreError?
+    /// Whether this manager writes its cache (neither read-only nor `--no-store`).
+    let writesCache: Bool
     let lookup: Lookup
     let network: NetworkFetch
     let store: Store
@@ -30,21 +33,32 @@ public final class ImageManager: Sendable {
     /// `loader` supplies one.
     public init(configuration: Configuration, decoder: any ImageDecoding, loader: (any DataLoading)? = nil) throws {
         let directory = configuration.directory
-        let placement: RecordPlacement
-        let downloadDirectory: String
-        if let reason = directory.readOnlyReason() {
+        var placement: RecordPlacement?
+        var readOnly: ImageCoreError?
+        if !configuration.writesCache {
+        } else if let reason = directory.readOnlyReason() {
             guard configuration.allowsReadOnlyCache else { throw ImageCoreError(.cacheIO, "not writable: \(reason)") }
-            readOnlyReason = ImageCoreError(.cacheIO, "written, but not cached: the cache is not writable (\(reason))")
-            downloadDirectory = try POSIXFile.makeScratchDirectory()
-            placement = directory.recordPlacement()
+            readOnly = ImageCoreError(.cacheIO, "the cache is not writable (\(reason))")
         } else {
-            placement = try directory.prepare()
-            readOnlyReason = nil
-            downloadDirectory = directory.temporary
+            do {
+                placement = try directory.prepare()
+            } catch {
+                // A cache that cannot be set up (a full disk, an unwritable
+                // shard) still serves what it holds, and downloads still reach the caller.
+                guard configuration.allowsReadOnlyCache else { throw error }
+                readOnly = ImageCoreError(
+                    .cacheIO, "the cache cannot be written (\(ImageCoreError(reporting: error).message))")
+            }
         }
+        readOnlyReason = readOnly
+        writesCache = placement != nil
+        // A cache not written gets its downloads in a private directory under $TMPDIR, removed at the end.
+        let downloadDirectory = writesCache ? directory.temporary : try POSIXFile.makeScratchDirectory()
         self.configuration = configuration
         let events = configuration.events
-        let disk = DiskCache(directory: directory, placement: placement, statistics: statistics, events: events)
+        let disk = DiskCache(
+            directory: directory, placement: placement ?? directory.recordPlacement(), writes: writesCache,
+            statistics: statistics, events: events)
         limits = RunLimits(limits: configuration.limits, decoder: decoder)
         lookup = Lookup(
             memory: MemoryCache(costLimit: configuration.cache.memoryLimit), disk: disk, limits: limits,
@@ -64,8 +78,8 @@ public final class ImageManager: Sendable {
             disk: disk, store: store, verify: Verification(decoder: decoder), limits: limits, remote: remote,
             loader: loader,
             failedURLs: FailedURLRegistry(directory: directory, timeToLive: configuration.cache.failedTTL),
-            statistics: statistics, events: events, writableCache: readOnlyReason == nil ? directory : nil,
-            cookieJar: configuration.cookieJar, scratchDirectory: readOnlyReason == nil ? nil : downloadDirectory,
+            statistics: statistics, events: events, writableCache: writesCache ? directory : nil,
+            cookieJar: configuration.cookieJar, scratchDirectory: writesCache ? nil : downloadDirectory,
             clock: configuration.clock)
         renderer = Renderer(disk: disk, decoder: decoder, limits: configuration.limits, events: events)
         placeholders = PlaceholderStore(disk: disk, limits: configuration.limits)
@@ -79,10 +93,13 @@ public final class ImageManager: Sendable {
     /// Loads one image. Throws `ImageCoreError`.
     public func load(_ asked: ImageRequest) async throws -> ImageResponse {
         var request = asked
-        if readOnlyReason != nil { request.storesToDisk = false }
+        if !writesCache { request.storesToDisk = false }
         request.download = configuration.withConfiguredTimeouts(request.download)
         let key = key(for: request.url)
-        let response = try await fetch(request, key: key)
+        var response = try await fetch(request, key: key)
+        if asked.storesToDisk, let readOnlyReason, [.downloaded, .revalidated, .remote].contains(response.source) {
+            response.notStored = readOnlyReason
+        }
         try limits.judge(response, request)
         var rendition = try await renderer.render(response, request)
         if request.wantsPlaceholder {
@@ -128,7 +145,7 @@ public final class ImageManager: Sendable {
     /// Call once at the end.
     public func finish() async throws {
         await network.finish()
-        guard readOnlyReason == nil else { return }
+        guard writesCache else { return }
         store.finish()
         try statistics.flush(to: configuration.directory)
     }

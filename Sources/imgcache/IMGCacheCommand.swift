@@ -97,7 +97,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             thumbnail and re-encoding are JPEG unless --encode names another (imgcache ships no HEVC encoder).
 
             EXIT STATUS: 0 ok, 1 other failure or a mix of kinds, 3 network, 4 http, 5 image, 6 failed \
-            before, 7 not cached, 8 cache I/O, 23 output (stdout or an output file could not be written: \
+            before, 7 not cached, 8 cache I/O (the cache cannot be opened, or prefetch, clean or purge cannot \
+            write it; fetch delivers what it cannot store, with a warning), 23 output (stdout or an output file could not be written: \
             "imgcache: write error: No space left on device"), 64 usage, 130 interrupted. Every error prints one line on \
             stderr: "imgcache: URL: what happened".
             """,

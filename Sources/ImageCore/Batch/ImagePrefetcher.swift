@@ -138,7 +138,7 @@ public struct ImagePrefetcher: Sendable {
                 tally.total += 1
                 seen.insert(manager.key(for: url).string)
                 if !seen.isEstimate { tally.distinct = seen.count }
-                group.addTask { [request] in await manager.timedLoad(request) }
+                group.addTask { [request] in await manager.timedLoad(request).storedOrFailed }
                 inFlight += 1
                 progressed(tally)
             }
@@ -150,5 +150,16 @@ public struct ImagePrefetcher: Sendable {
             }
         }
         return tally
+    }
+}
+
+extension ImageLoadResult {
+    /// A prefetch's job is the cache: an image delivered but not stored
+    /// (`ImageResponse.notStored`: a full disk, an I/O error) is its failure.
+    var storedOrFailed: Self {
+        guard case .success(let response) = outcome, let notStored = response.notStored else { return self }
+        var failed = self
+        failed.outcome = .failure(notStored)
+        return failed
     }
 }

@@ -16,16 +16,21 @@ public final class DiskCache: Sendable {
     /// Where its records live.
     public let placement: RecordPlacement
     private let layout: any EntryLayout
+    /// Whether lookups may write: record last use, remove a damaged entry.
+    /// Off for a cache that is only read (`fetch --no-store`).
+    private let writes: Bool
     private let statistics: Statistics
     private let events: EventLog
 
     /// A disk cache over `directory`, which must have been `prepare()`d;
     /// `placement` is what `prepare()` returned (nil: read it again).
+    /// Without `writes`, lookups change nothing on disk.
     public init(
-        directory: CacheDirectory, placement: RecordPlacement? = nil, statistics: Statistics,
+        directory: CacheDirectory, placement: RecordPlacement? = nil, writes: Bool = true, statistics: Statistics,
         events: EventLog = .silent
     ) {
         self.directory = directory
+        self.writes = writes
         self.placement = placement ?? directory.recordPlacement()
         layout = Self.layout(self.placement, directory)
         self.statistics = statistics
@@ -94,7 +99,7 @@ public final class DiskCache: Sendable {
     /// Marks `entry` used now, unless it was within `lastUseResolution`.
     private func markUsed(_ entry: inout CacheEntry, _ key: CacheKey) {
         let now = WallClock.now()
-        guard !(0..<Self.lastUseResolution).contains(now - entry.lastUsed) else { return }
+        guard writes, !(0..<Self.lastUseResolution).contains(now - entry.lastUsed) else { return }
         layout.markUsed(key.hash)
         entry.lastUsed = now
     }
@@ -262,7 +267,8 @@ public final class DiskCache: Sendable {
 
     private func discardCorrupt(_ hash: String, entry: CacheEntry?, why: String) {
         statistics.add(.corruptEntries)
-        events.emit("discarded corrupt entry \(entry?.url ?? hash): \(why)")
+        events.emit("\(writes ? "discarded" : "ignored") corrupt entry \(entry?.url ?? hash): \(why)")
+        guard writes else { return }
         _ = try? layout.removeRecord(hash)
         if let entry { removeFiles(of: entry, hash: hash) }
     }

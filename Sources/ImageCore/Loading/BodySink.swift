@@ -3,11 +3,15 @@
 /// the file; the file's name outlives it, for the caller to rename into the
 /// cache or remove. The bytes are kept in memory too, so the caller, who
 /// verifies and checksums them, need not read the file back; a sink made
-/// with `init()` keeps them only there.
+/// with `init()` keeps them only there, and so does one whose file cannot
+/// be written (a full disk, an I/O error): the cache is an optimisation, and
+/// a body that cannot go into it still reaches the caller.
 final class BodySink {
     /// Where the body is written; empty for a sink in memory only.
     private(set) var path: String
-    private let file: OpenFile?
+    private var file: OpenFile?
+    /// Why the file was given up for memory, if it was.
+    private(set) var fileFailure: ImageCoreError?
     /// Bytes written by this transfer.
     private(set) var received = 0
     /// What this transfer wrote, in order.
@@ -37,7 +41,15 @@ final class BodySink {
         guard kept + received + chunk.count <= limit else {
             throw ImageCoreError.over(.maxBytes, "body larger than the limit of \(limit) bytes")
         }
-        try file?.write(chunk)
+        if let file {
+            do {
+                try file.write(chunk)
+            } catch {
+                // A resumed body's first bytes are only in the file: without it the body is lost.
+                guard kept == 0 else { throw error }
+                giveUpFile(ImageCoreError(reporting: error))
+            }
+        }
         grow(toHold: bytes.count + chunk.count)
         bytes.append(contentsOf: chunk)
         received += chunk.count
@@ -66,6 +78,16 @@ final class BodySink {
 
     /// The first buffer: a small image's body in one piece, little for a stalled one.
     private static let firstReserve = 16 * 1024
+
+    /// Goes on in memory: the file is closed and removed (with a resume
+    /// record beside it, which would name bytes that are not there).
+    private func giveUpFile(_ failure: ImageCoreError) {
+        fileFailure = failure
+        file?.close()
+        file = nil
+        PartialDownload.discard(path)
+        path = ""
+    }
 
     /// Names the finished body by its new path, after a rename.
     func moved(to newPath: String) { path = newPath }

@@ -14,6 +14,8 @@ final class CurlTransfer {
     private var sink: BodySink?
     /// The resume protocol, when the request asked for a resumable body and got its lock.
     private var resumable: ResumableBody?
+    /// Whether the sink gave up its file for memory (said once with `-v`).
+    private var bodyMovedToMemory = false
     private var head = ResponseHead()
     private var sniffer = BodySniffer()
     /// An error response's body, when it is an S3 error document (read up
@@ -117,6 +119,12 @@ final class CurlTransfer {
         } catch {
             abortReason = error as? ImageCoreError
             return 0
+        }
+        if !bodyMovedToMemory, let failure = sink.fileFailure {
+            // The sink went on in memory and removed its file: nothing is left to resume.
+            bodyMovedToMemory = true
+            resumable = nil
+            events.emit("body kept in memory: \(request.url): \(failure.message)")
         }
         let now = MonotonicClock.now()
         lastActivity = now

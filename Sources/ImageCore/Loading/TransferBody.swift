@@ -12,7 +12,8 @@ struct TransferBody: @unchecked Sendable {
 
     /// Opens the body of `request`: its partial file if it has one and no
     /// other process holds it, else a new file in `temporaryDirectory`, or
-    /// no file at all if the body is kept in memory.
+    /// no file at all if the body is kept in memory (asked for, or the
+    /// directory cannot take a file).
     init(for request: DownloadRequest, temporaryDirectory: String) throws {
         if request.keepsBodyInMemory {
             resumable = nil
@@ -22,7 +23,9 @@ struct TransferBody: @unchecked Sendable {
             sink = BodySink(partial.file)
         } else {
             resumable = nil
-            sink = try BodySink(temporaryIn: temporaryDirectory)
+            // A cache whose temporary directory cannot take a file (full,
+            // unwritable) does not stop the download: its body stays in memory.
+            sink = (try? BodySink(temporaryIn: temporaryDirectory)) ?? BodySink()
         }
     }
 

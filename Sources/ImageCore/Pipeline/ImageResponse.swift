@@ -27,6 +27,12 @@ public struct ImageResponse: Sendable {
     public var encoded: (bytes: [UInt8], format: OutputFormat.Encoding)?
     /// ThumbHash, BlurHash and dominant colour, if `wantsPlaceholder` was asked for.
     public var placeholder: ImagePlaceholder?
+    /// Why the image, delivered all the same, is not in the disk cache when
+    /// the request asked for it to be (a read-only cache, a full disk, an
+    /// I/O error): the cache is an optimisation, never a reason to fail a
+    /// load. Nil when it was stored, or was not to be (`storesToDisk` off,
+    /// `Cache-Control: no-store`).
+    public var notStored: ImageCoreError?
 
     /// The name of the colour profile the image declares: its ICC profile's
     /// description ("Adobe RGB (1998)"), or e.g. "nclx BT.2020 PQ" for an

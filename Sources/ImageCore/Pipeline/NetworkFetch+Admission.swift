@@ -39,7 +39,8 @@ extension NetworkFetch {
         }
         if error.kind != .interrupted { statistics.add(.failures) }
         let (remembered, limitValue) = limits.remembers(error, request)
-        if !error.isTransient && [.http, .image].contains(error.kind) && remembered {
+        // A cache not written (read-only, `--no-store`) remembers nothing.
+        if !error.isTransient && [.http, .image].contains(error.kind) && remembered && writableCache != nil {
             try? failedURLs.add(
                 key, requestDigest: requestDigest, url: request.url, error: error, limitValue: limitValue)
             // The origin no longer serves what the stale entry holds.

@@ -39,12 +39,15 @@ extension NetworkFetch {
     private func adopt(_ hit: RemoteCache.Hit, _ request: ImageRequest, key: CacheKey) throws -> RemoteOutcome? {
         let decision = CachePolicy.decide(hit.entry, for: request, now: clock.wallNow())
         var local: CachedData?
+        var failure: ImageCoreError?
         if decision != .mismatch && request.storesToDisk {
-            local = try store.keep(hit, request, key: key)
+            let kept = store.keep(hit, request, key: key)
+            (local, failure) = (kept.stored, kept.failure)
         }
         if decision == .serve && !request.refresh {
             events.emit("served from remote storage \(hit.storage): \(request.url)")
-            return .served(Fetched(info: hit.info, bytes: hit.bytes, stored: local, source: .remote))
+            return .served(
+                Fetched(info: hit.info, bytes: hit.bytes, stored: local, source: .remote, notStored: failure))
         }
         return local.map { .lendsValidators($0) }
     }

@@ -31,9 +31,10 @@ extension NetworkFetch {
             by: downloaded.headers, request: request.download,
             requestTime: downloaded.requestTime,
             responseTime: downloaded.responseTime)
-        let renewed = try store.renew(stale, with: response, request, key: key)
+        let (renewed, failure) = store.renew(stale, with: response, request, key: key)
         events.emit("revalidated (304 Not Modified): \(request.url)")
-        return Fetched(info: renewed.entry.info, bytes: stale.bytes, stored: renewed, source: .revalidated)
+        return Fetched(
+            info: renewed.entry.info, bytes: stale.bytes, stored: renewed, source: .revalidated, notStored: failure)
     }
 
     /// Downloads, retrying transient failures (network errors, 408, 429,

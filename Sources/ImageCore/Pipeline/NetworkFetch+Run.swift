@@ -149,9 +149,10 @@ extension NetworkFetch {
         let info = try await verify(bytes)
         var replacing = true
         if case .absent = local { replacing = false }
-        let stored = try store.store(downloaded, bytes: bytes, info: info, request, key: key, replacing: replacing)
-        let fetched = Fetched(info: info, bytes: bytes, stored: stored, source: .downloaded)
-        return stored == nil ? .leftBehind(fetched) : .renamedIntoCache(fetched)
+        let outcome = store.store(downloaded, bytes: bytes, info: info, request, key: key, replacing: replacing)
+        let fetched = Fetched(
+            info: info, bytes: bytes, stored: outcome.stored, source: .downloaded, notStored: outcome.failure)
+        return outcome.stored == nil ? .leftBehind(fetched) : .renamedIntoCache(fetched)
     }
 
     /// Takes the key's download lock; when another process holds it, waits

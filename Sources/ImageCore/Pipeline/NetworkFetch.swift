@@ -16,6 +16,8 @@ final class NetworkFetch: Sendable {
         var stored: CachedData?
         /// `.downloaded`, `.revalidated`, `.remote`, or `.disk` when another process downloaded it meanwhile.
         var source: ImageResponse.Source
+        /// Why it is not stored, when it should have been (`ImageResponse.notStored`).
+        var notStored: ImageCoreError? = nil
     }
 
     let disk: DiskCache
@@ -81,10 +83,12 @@ final class NetworkFetch: Sendable {
         if request.retriesFailed { _ = try? failedURLs.remove(key, requestDigest: requestDigest) }
         // A caller that joined another's download got it without a transfer
         // of its own: from this process's memory, as far as it can tell.
-        return ImageResponse(
+        var response = ImageResponse(
             url: request.url, key: key, source: joined ? .memory : fetched.source,
             info: fetched.info, bytes: fetched.bytes, entry: fetched.stored?.entry,
             path: fetched.stored?.path)
+        response.notStored = fetched.notStored
+        return response
     }
 
     /// Revalidates a stale entry served under `stale-while-revalidate`;

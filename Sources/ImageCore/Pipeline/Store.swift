@@ -25,29 +25,46 @@ final class Store: Sendable {
         self.events = events
     }
 
+    /// What storing came to: the entry kept, or why it could not be kept.
+    /// Neither: it was not to be kept (`--no-store`, `Cache-Control:
+    /// no-store`, a record the file system cannot hold).
+    struct Outcome {
+        var stored: CachedData?
+        var failure: ImageCoreError?
+    }
+
     /// Stores a verified download unless the request or the server forbids
-    /// it (`--no-store`, `Cache-Control: no-store`); nil when not stored.
-    /// Moves the downloaded file into the cache; `replacing` says whether an
-    /// older entry may be there to remove.
+    /// it (`--no-store`, `Cache-Control: no-store`). Moves the downloaded
+    /// file into the cache (or writes `bytes`, for a body kept in memory);
+    /// `replacing` says whether an older entry may be there to remove. A
+    /// cache that cannot be written (full, an I/O error, an unwritable
+    /// shard) is the outcome's `failure`, never a thrown error: the caller
+    /// delivers the image all the same (man page, EXIT STATUS).
     func store(
         _ downloaded: DownloadResponse, bytes: [UInt8], info: ImageInfo, _ request: ImageRequest,
         key: CacheKey, replacing: Bool = true
-    ) throws -> CachedData? {
-        guard request.storesToDisk else { return nil }
+    ) -> Outcome {
+        guard request.storesToDisk else { return Outcome() }
         if CacheControl(downloaded.headers["cache-control"]).noStore {
             // The server forbids keeping it; an older copy is outdated too.
             _ = try? disk.remove(key)
             events.emit("not stored (Cache-Control: no-store): \(request.url)")
-            return nil
+            return Outcome()
         }
         let response = StoredResponse(
             headers: downloaded.headers, request: request.download,
             requestTime: downloaded.requestTime, responseTime: downloaded.responseTime)
-        guard
-            let stored = try disk.storeIfRecordFits(
-                bytes, temporaryPath: downloaded.bodyPath, key: key, url: request.url, info: info,
-                response: response, replacing: replacing)
-        else { return nil }
+        let stored: CachedData
+        do {
+            guard
+                let kept = try disk.storeIfRecordFits(
+                    bytes, temporaryPath: downloaded.bodyPath.isEmpty ? nil : downloaded.bodyPath, key: key,
+                    url: request.url, info: info, response: response, replacing: replacing)
+            else { return Outcome() }
+            stored = kept
+        } catch {
+            return Outcome(failure: notStored(error, request))
+        }
         storedEntries.add(1, ordering: .relaxed)
         remote?.upload(stored.entry, bytes: bytes, key: key, url: request.url)
         if let maxSize, bytesSinceTrim.add(bytes.count, ordering: .relaxed).newValue > maxSize / 10 {
@@ -55,30 +72,49 @@ final class Store: Sendable {
         }
         events.emit(
             "stored: \(request.url) (\(info.format.rawValue) \(info.width)×\(info.height), \(bytes.count) bytes)")
-        return stored
+        return Outcome(stored: stored)
     }
 
-    /// Keeps a verified remote entry locally (not uploaded back); nil when
-    /// its record does not fit the file system.
-    func keep(_ hit: RemoteCache.Hit, _ request: ImageRequest, key: CacheKey) throws -> CachedData? {
-        let local = try disk.storeIfRecordFits(
-            hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
-            response: hit.entry.response)
-        // Counts for the trim to max-size in finish().
-        if local != nil { storedEntries.add(1, ordering: .relaxed) }
-        return local
+    /// Keeps a verified remote entry locally (not uploaded back); neither
+    /// stored nor failed when its record does not fit the file system.
+    func keep(_ hit: RemoteCache.Hit, _ request: ImageRequest, key: CacheKey) -> Outcome {
+        do {
+            let local = try disk.storeIfRecordFits(
+                hit.bytes, temporaryPath: nil, key: key, url: request.url, info: hit.info,
+                response: hit.entry.response)
+            // Counts for the trim to max-size in finish().
+            if local != nil { storedEntries.add(1, ordering: .relaxed) }
+            return Outcome(stored: local)
+        } catch {
+            return Outcome(failure: notStored(error, request))
+        }
     }
 
     /// A 304 Not Modified's renewal of `stale`: its record updated from
-    /// `response` (unless `--no-store`) and uploaded to remote storage.
+    /// `response` (unless `--no-store`) and uploaded to remote storage. A
+    /// record that cannot be rewritten leaves the stale one, and the
+    /// outcome's `failure` says why.
     func renew(
         _ stale: CachedData, with response: StoredResponse, _ request: ImageRequest, key: CacheKey
-    ) throws
-        -> CachedData
-    {
-        let entry = request.storesToDisk ? try disk.update(stale.entry, key: key, response: response) : stale.entry
+    ) -> (renewed: CachedData, failure: ImageCoreError?) {
+        var entry = stale.entry
+        var failure: ImageCoreError?
+        if request.storesToDisk {
+            do {
+                entry = try disk.update(stale.entry, key: key, response: response)
+            } catch {
+                failure = notStored(error, request)
+            }
+        }
         remote?.upload(entry, bytes: stale.bytes, key: key, url: request.url)
-        return CachedData(entry: entry, bytes: stale.bytes, path: stale.path)
+        return (CachedData(entry: entry, bytes: stale.bytes, path: stale.path), failure)
+    }
+
+    /// A store that failed, as the `.cacheIO` error a response carries (`-v` says it too).
+    private func notStored(_ error: any Error, _ request: ImageRequest) -> ImageCoreError {
+        let failure = ImageCoreError(reporting: error)
+        events.emit("not stored: \(request.url): \(failure.message)")
+        return ImageCoreError(.cacheIO, failure.message)
     }
 
     /// At the end of a run: trims to `max-size` if this run stored anything.

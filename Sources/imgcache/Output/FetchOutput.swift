@@ -64,10 +64,11 @@ struct FetchOutput {
             // Which file is which URL, for scripts (`--output-dir`).
             StandardStreams.print("\(url)\t\(written)", above: progress)
         }
-        if case .success(let response) = outcome, response.source == .downloaded, let unstored = manager.readOnlyReason
-        {
-            // The image was written; the cache could not keep it.
-            outcome = .failure(unstored)
+        if case .success(let response) = outcome, let notStored = response.notStored, !command.global.quiet {
+            // Delivered; the cache could not keep it. A warning, not a failure:
+            // the cache is an optimisation (man page, EXIT STATUS).
+            StandardStreams.print(
+                "imgcache: \(url): written, but not cached: \(notStored.message)", toStderr: true, above: progress)
         }
         guard case .failure(let error) = outcome else { return nil }
         StandardStreams.print("imgcache: \(url): \(error.message)", toStderr: true, above: progress)

@@ -8,9 +8,10 @@ extension IMGCacheCommand {
             discussion: """
                 Each URL is looked up in memory, then in the disk cache, then on the network. \
                 Output follows the order of the URLs. By default the original bytes are written; \
-                if stdout is a terminal a one-line summary is printed instead. With a cache that cannot be \
-                written (read-only), hits are served and downloads are still written, but reported as not \
-                cached (exit 8).
+                if stdout is a terminal a one-line summary is printed instead. A cache that cannot be written \
+                (read-only, a full disk, an I/O error) never stops delivery: hits are served, downloads are \
+                still written, and one line per image says it was not cached (exit 0). --no-store creates \
+                and changes no file of the cache.
                 """)
 
         @OptionGroup var global: GlobalOptions<Fetch>
@@ -125,6 +126,7 @@ extension IMGCacheCommand {
                 global, readOnly: true, appliesOrientation: !noOrient, colourSpace: colourSpace
             ) {
                 download.apply(to: &$0)
+                $0.writesCache = !noStore
             }
             SignalTrap.install { manager.cancelAll() }
             let failures = await FetchOutput(command: self, manager: manager, progress: global.progressBar()).fetchAll()
