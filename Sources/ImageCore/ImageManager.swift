@@ -46,8 +46,8 @@ public final class ImageManager: Sendable {
                 // A cache that cannot be set up (a full disk, an unwritable
                 // shard) still serves what it holds, and downloads still reach the caller.
                 guard configuration.allowsReadOnlyCache else { throw error }
-                readOnly = ImageCoreError(
-                    .cacheIO, "the cache cannot be written (\(ImageCoreError(reporting: error).message))")
+                let cause = (error as? ImageCoreError)?.message ?? "\(error)"
+                readOnly = ImageCoreError(.cacheIO, "the cache cannot be written (\(cause))")
             }
         }
         readOnlyReason = readOnly

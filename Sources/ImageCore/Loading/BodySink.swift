@@ -47,7 +47,7 @@ final class BodySink {
             } catch {
                 // A resumed body's first bytes are only in the file: without it the body is lost.
                 guard kept == 0 else { throw error }
-                giveUpFile(ImageCoreError(reporting: error))
+                giveUpFile(error as? ImageCoreError ?? ImageCoreError(.cacheIO, "\(error)"))
             }
         }
         grow(toHold: bytes.count + chunk.count)

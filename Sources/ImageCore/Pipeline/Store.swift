@@ -112,7 +112,7 @@ final class Store: Sendable {
 
     /// A store that failed, as the `.cacheIO` error a response carries (`-v` says it too).
     private func notStored(_ error: any Error, _ request: ImageRequest) -> ImageCoreError {
-        let failure = ImageCoreError(reporting: error)
+        let failure = error as? ImageCoreError ?? ImageCoreError(.cacheIO, "\(error)")
         events.emit("not stored: \(request.url): \(failure.message)")
         return ImageCoreError(.cacheIO, failure.message)
     }

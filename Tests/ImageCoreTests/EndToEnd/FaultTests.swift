@@ -42,9 +42,10 @@ import Testing
         // Smaller than the body, larger than any record: the body write fails with EFBIG.
         let limited = try runLimited(
             blocks: 100, ["fetch", "--retries", "0", "-o", "/dev/null", server.url("/large.png")])
-        #expect(limited.status == 8, "\(limited.stderr)")
-        #expect(limited.stderr.hasPrefix("imgcache: \(server.url("/large.png")): "))
-        #expect(limited.stderr.contains("File too large"))
+        // The cache is an optimisation (issue 35, class 1): the image is delivered, one line says it was not cached.
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(limited.stderr.hasPrefix("imgcache: \(server.url("/large.png")): written, but not cached: "))
+        #expect(limited.stderr.contains("File too large") && limited.stderr.filter { $0 == "\n" }.count == 1)
         #expect(try CLI.run(["stat", "-q", server.url("/large.png")], cacheDir: cache.path).status == 7)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: "\(cache.path)/tmp")
         #expect(leftovers.isEmpty, "\(leftovers)")
