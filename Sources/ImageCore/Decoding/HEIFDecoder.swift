@@ -69,16 +69,25 @@ final class HEIFContext {
         guard let context = imgcache_heif_context_alloc() else {
             throw ImageCoreError(.failure, "cannot create a HEIF decoder")
         }
+        let primary: HEIFImageHandle
+        do {
+            try Self.check(
+                imgcache_heif_context_read_from_memory_without_copy(context, buffer.baseAddress, buffer.count),
+                "cannot parse")
+            var handle: OpaquePointer?
+            try Self.check(imgcache_heif_context_get_primary_image_handle(context, &handle), "no primary image")
+            guard let handle else { throw ImageCoreError(.image, "corrupt HEIF: no primary image") }
+            primary = HEIFImageHandle(handle)
+            try limits.check(width: primary.width, height: primary.height)
+        } catch {
+            // An initialiser that throws before every property is set runs no
+            // deinit: the context would leak (LeakSanitizer, the fuzz seeds).
+            imgcache_heif_context_free(context)
+            throw error
+        }
         self.context = context
         self.limits = limits
-        try Self.check(
-            imgcache_heif_context_read_from_memory_without_copy(context, buffer.baseAddress, buffer.count),
-            "cannot parse")
-        var handle: OpaquePointer?
-        try Self.check(imgcache_heif_context_get_primary_image_handle(context, &handle), "no primary image")
-        guard let handle else { throw ImageCoreError(.image, "corrupt HEIF: no primary image") }
-        primary = HEIFImageHandle(handle)
-        try limits.check(width: primary.width, height: primary.height)
+        self.primary = primary
         info = ImageInfo(format: .heif, width: primary.width, height: primary.height)
     }
 

@@ -52,7 +52,10 @@ struct HTTPLeaseTests {
             Issue.record("a held lease was granted again, or its time is unknown")
             return
         }
-        #expect(remaining > 500 && remaining <= 600)
+        // Known and within the lease's own duration; that little of it has gone is a
+        // time bound, which a starved ThreadSanitizer run does not keep.
+        #expect(remaining > 0 && remaining <= 600)
+        if upperTimeBoundsHold { #expect(remaining > 500, "\(remaining) s of 600 left") }
         let leaseFile = apache.objectPath("\(key.hash).lease")
         #expect(try await mine.renewLease(key.hash, token: "mine", duration: 1200))
         let renewed = HTTPLeaseObject(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: leaseFile))))

@@ -59,9 +59,10 @@ final class TestClock: TimeSource {
     /// Waits until `condition` holds, typically a count of sleepers: the
     /// state a test drives time from. Patient: in the full suite, tests that
     /// block the cooperative pool's threads on child processes have kept a
-    /// task from running for over 30 s on a loaded machine.
+    /// task from running for over 30 s on a loaded machine, and for over five
+    /// minutes in an AddressSanitizer run beside another build.
     func waitUntil(_ condition: () -> Bool) async -> Bool {
-        await TestSupport.waitUntil(seconds: 300, condition)
+        await TestSupport.waitUntil(seconds: 900, condition)
     }
 
     func sleep(_ seconds: Double) async throws {
