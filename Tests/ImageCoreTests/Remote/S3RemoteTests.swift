@@ -210,11 +210,13 @@ struct S3RemoteTests {
         let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
         defer { loader.close() }
         let stores = (0..<6).map { _ in S3RemoteStorage(configured, network: loader, aws: settings) }
-        let answers = try await withThrowingTaskGroup(of: LeaseAnswer.self) { group in
+        // Answers in the stores' order, not in the order they finish: the
+        // loser below must be another store than the winner.
+        let answers = try await withThrowingTaskGroup(of: (Int, LeaseAnswer).self) { group in
             for (index, store) in stores.enumerated() {
-                group.addTask { try await store.acquireLease("race", token: "t\(index)", duration: 30) }
+                group.addTask { (index, try await store.acquireLease("race", token: "t\(index)", duration: 30)) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            return try await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }.map(\.1)
         }
         #expect(answers.filter { $0 == .acquired }.count == 1, "\(answers)")
         #expect(answers.filter { if case .held = $0 { true } else { false } }.count == 5, "\(answers)")
