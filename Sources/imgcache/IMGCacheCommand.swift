@@ -88,12 +88,14 @@ struct IMGCacheCommand: AsyncParsableCommand {
             image sequences, 8/10/12-bit written as 8-bit, irot/imir applied; libavif is loaded only when \
             an AVIF is met), HEIC/HEIF (libheif: the primary image with irot, imir and clap applied, grids, \
             alpha, 10-bit written as 8-bit; an embedded thumbnail at least the size asked for is used for \
-            --thumbnail; libheif is loaded only when a HEIF is met). Sniffed and refused as unsupported \
-            (exit 5): TIFF, BMP, JPEG XL. \
+            --thumbnail; libheif is loaded only when a HEIF is met), JPEG XL (libjxl: stills and \
+            animations, loaded only when a JPEG XL is met). Sniffed and refused as unsupported \
+            (exit 5): TIFF, BMP. \
             --thumbnail, --max-pixels and --encode of an animation keep every frame, its duration and the \
             loop count unless --frame picks one (--encode jpeg: the first frame); without --encode the \
-            output keeps the original's kind: GIF (one palette per frame), APNG, animated WebP \
-            (WebPAnimEncoder), AVIF (libavif at speed 10, the fastest; sequences loop forever); a HEIC's \
+            output keeps the original's kind: GIF (the source's colour table; see ANIMATED THUMBNAILS), APNG, \
+            animated WebP (WebPAnimEncoder), AVIF (libavif at speed 10, the fastest; sequences loop forever), \
+            JPEG XL; a HEIC's \
             thumbnail and re-encoding are JPEG unless --encode names another (imgcache ships no HEVC encoder).
 
             EXIT STATUS: 0 ok, 1 other failure or a mix of kinds, 3 network, 4 http, 5 image, 6 failed \

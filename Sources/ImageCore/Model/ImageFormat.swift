@@ -22,8 +22,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public enum Sniffed: Equatable, Sendable {
         /// One of the supported formats.
         case supported(ImageFormat)
-        /// A recognised image format imgcache cannot decode (TIFF, BMP, HEIF).
-        /// A recognised image format imgcache cannot decode (TIFF, BMP, JPEG XL).
+        /// A recognised image format imgcache cannot decode (TIFF, BMP).
         case unsupported(String)
         /// Not an image (HTML, text, empty, or unknown bytes).
         case notAnImage(String)
