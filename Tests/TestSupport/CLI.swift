@@ -61,9 +61,11 @@ package enum CLI {
             stdout: out.wait(), stderr: String(decoding: err.wait(), as: UTF8.self), status: process.terminationStatus)
     }
 
-    /// Starts `imgcache` without waiting, for tests that signal it.
+    /// Starts `imgcache` without waiting, for tests that signal it; its
+    /// stderr goes to `stderrPath` (a file it creates) if given.
     package static func start(
-        _ arguments: [String], cacheDir: String, stdinPath: String, environment: [String: String] = [:]
+        _ arguments: [String], cacheDir: String, stdinPath: String, environment: [String: String] = [:],
+        stderrPath: String? = nil
     ) throws -> Process {
         let process = Process()
         process.executableURL = executable
@@ -74,7 +76,14 @@ package enum CLI {
         process.environment = env
         process.standardInput = FileHandle(forReadingAtPath: stdinPath)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let stderrPath {
+            guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
+                let log = FileHandle(forWritingAtPath: stderrPath)
+            else { throw CocoaError(.fileWriteUnknown) }
+            process.standardError = log
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         return process
     }
