@@ -23,7 +23,7 @@ extension HTTPRemoteStorage: RemoteLeasing {
         let lease = HTTPLeaseObject(token: token, duration: duration)
         // Twice at most: once more after freeing a lease that ran out, or one freed meanwhile.
         for _ in 0..<2 {
-            if try await write(leaseName(name), lease.encoded, conditions: [Self.ifNoneMatchAny]) != 412 {
+            if try await write(leaseName(name), lease.encoded, conditions: [ConditionalPutProbe.ifNoneMatchAny]) != 412 {
                 // Apache checks the precondition before writing, not with
                 // it: PUTs that arrive together can all succeed, the last
                 // rename winning. Reading the lease back finds the winner.
@@ -70,8 +70,6 @@ extension HTTPRemoteStorage: RemoteLeasing {
 
     private func leaseName(_ name: String) -> String { "\(name).lease" }
 
-    private static let ifNoneMatchAny = HTTPHeader(name: "If-None-Match", value: "*")
-
     /// `If-Match` for a strong ETag; nothing for a weak or missing one (the
     /// token just read back is then the only check).
     private static func matching(_ etag: String?) -> [HTTPHeader] {
@@ -79,31 +77,10 @@ extension HTTPRemoteStorage: RemoteLeasing {
         return [HTTPHeader(name: "If-Match", value: etag)]
     }
 
-    /// Why the store can hold no leases, nil if it can: the probe's
-    /// outcome, probing on the first call.
+    /// Why the store can hold no leases, nil if it can (probed once).
     private func leaseRefusal() async throws -> String? {
-        let probe = leaseProbe.withLock { probe in
-            if let probe { return probe }
-            let task = Task { try await probeConditionalPut() }
-            probe = task
-            return task
-        }
-        return try await probe.value
-    }
-
-    /// Makes sure the probe object exists, then PUTs over it with
-    /// `If-None-Match: *`: a server that honours the header answers 412.
-    /// The object stays (every machine writes the same bytes to it). A
-    /// refused write is no failure of the store's: its lookups may work,
-    /// and the first upload reports the refusal.
-    private func probeConditionalPut() async throws -> String? {
-        let body = Array("imgcache lease probe\n".utf8)
-        do {
-            _ = try await write("lease-probe", body)
-            let status = try await write("lease-probe", body, conditions: [Self.ifNoneMatchAny])
-            return status == 412 ? nil : "it ignores If-None-Match: * on PUT"
-        } catch let error as ImageCoreError where error.httpStatus != nil {
-            return "it refused the probe's write (\(error.message))"
+        try await leaseProbe.refusal { [self] body, conditions in
+            try await write(ConditionalPutProbe.objectName, body, conditions: conditions)
         }
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A remote storage on an HTTP server that accepts PUT and DELETE (nginx's
 /// WebDAV module, Apache mod_dav, bazel-remote): an entry is the object at
 /// `BASE/imgcache/<layout version>/<key hash>`. Download leases live beside
@@ -14,10 +12,8 @@ final class HTTPRemoteStorage: RemoteStorage {
     private let base: String
     private let credentials: String?
     private let network: any DataLoading
-    /// Why the server can hold no leases (nil: it honours `If-None-Match: *`
-    /// on PUT): probed once, by the first request for a lease, which the
-    /// others await.
-    let leaseProbe = Mutex<Task<String?, any Error>?>(nil)
+    /// Whether the server honours `If-None-Match: *` on PUT, as leases need.
+    let leaseProbe = ConditionalPutProbe()
 
     init(_ configured: RemoteStorageURL, network: any DataLoading) {
         self.configured = configured

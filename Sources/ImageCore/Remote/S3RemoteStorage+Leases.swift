@@ -22,7 +22,7 @@ extension S3RemoteStorage: RemoteLeasing {
         if let reason = try await leaseRefusal() { return .unsupported(reason) }
         let lease = HTTPLeaseObject(token: token, duration: duration).encoded
         for attempt in 1...Self.racedWriteTries {
-            switch try await write(leaseName(name), lease, conditions: [Self.ifNoneMatchAny], patient: true) {
+            switch try await write(leaseName(name), lease, conditions: [ConditionalPutProbe.ifNoneMatchAny], patient: true) {
             case 409:
                 try await Task.sleep(nanoseconds: UInt64(attempt) * 50_000_000)
                 continue
@@ -70,32 +70,11 @@ extension S3RemoteStorage: RemoteLeasing {
 
     private func leaseName(_ name: String) -> String { "\(name).lease" }
 
-    private static let ifNoneMatchAny = HTTPHeader(name: "If-None-Match", value: "*")
-
-    /// Why the store can hold no leases, nil if it can: the probe's
-    /// outcome, probing on the first call.
+    /// Why the store can hold no leases, nil if it can (probed once, with
+    /// lease patience: the probe's PUTs may race other machines').
     private func leaseRefusal() async throws -> String? {
-        let probe = leaseProbe.withLock { probe in
-            if let probe { return probe }
-            let task = Task { try await probeConditionalPut() }
-            probe = task
-            return task
-        }
-        return try await probe.value
-    }
-
-    /// Makes sure the probe object exists, then PUTs over it with
-    /// `If-None-Match: *`: a server that honours the header answers 412
-    /// (or 409, racing another machine's probe).
-    private func probeConditionalPut() async throws -> String? {
-        let body = Array("imgcache lease probe\n".utf8)
-        do {
-            _ = try await write("lease-probe", body, patient: true)
-            let status = try await write("lease-probe", body, conditions: [Self.ifNoneMatchAny], patient: true)
-            return status == 412 || status == 409 ? nil : "it ignores If-None-Match: * on PUT"
-        } catch let error as ImageCoreError where error.httpStatus != nil {
-            // Lookups may still work; the first upload reports the refusal.
-            return "it refused the probe's write (\(error.message))"
+        try await leaseProbe.refusal { [self] body, conditions in
+            try await write(ConditionalPutProbe.objectName, body, conditions: conditions, patient: true)
         }
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A remote storage in an S3 bucket (AWS, or an S3-compatible server:
 /// SeaweedFS, MinIO, Ceph RGW, R2): an entry is the object
 /// `PREFIX/imgcache/<layout version>/<key hash>`, laid out and verified as
@@ -18,9 +16,8 @@ final class S3RemoteStorage: RemoteStorage {
     private let prefix: String
     private let settings: AWSSettings
     private let network: any DataLoading
-    /// Why the store can hold no leases (nil: it honours `If-None-Match: *`
-    /// on PUT): probed once, by the first request for a lease.
-    let leaseProbe = Mutex<Task<String?, any Error>?>(nil)
+    /// Whether the endpoint honours `If-None-Match: *` on PUT, as leases need.
+    let leaseProbe = ConditionalPutProbe()
 
     init(_ configured: RemoteStorageURL, network: any DataLoading, aws: AWSSettings) {
         self.configured = configured
