@@ -22,7 +22,9 @@ extension S3RemoteStorage: RemoteLeasing {
         if let reason = try await leaseRefusal() { return .unsupported(reason) }
         let lease = HTTPLeaseObject(token: token, duration: duration).encoded
         for attempt in 1...Self.racedWriteTries {
-            switch try await write(leaseName(name), lease, conditions: [ConditionalPutProbe.ifNoneMatchAny], patient: true) {
+            let status = try await write(
+                leaseName(name), lease, conditions: [ConditionalPutProbe.ifNoneMatchAny], patient: true)
+            switch status {
             case 409:
                 try await Task.sleep(nanoseconds: UInt64(attempt) * 50_000_000)
                 continue
