@@ -23,8 +23,9 @@ extension HTTPRemoteStorage: RemoteLeasing {
         let lease = HTTPLeaseObject(token: token, duration: duration)
         // Twice at most: once more after freeing a lease that ran out, or one freed meanwhile.
         for _ in 0..<2 {
-            if try await write(leaseName(name), lease.encoded, conditions: [ConditionalPutProbe.ifNoneMatchAny]) != 412
-            {
+            let status = try await write(
+                leaseName(name), lease.encoded, conditions: [ConditionalPutProbe.ifNoneMatchAny])
+            if status != 412 {
                 // Apache checks the precondition before writing, not with
                 // it: PUTs that arrive together can all succeed, the last
                 // rename winning. Reading the lease back finds the winner.
