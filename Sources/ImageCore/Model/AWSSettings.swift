@@ -1,7 +1,7 @@
 /// An AWS access key, its secret and, for temporary credentials, a session
-/// token. Its `description` shows the key id only: the secret and the token
-/// never reach output, logs or the cache.
-public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible {
+/// token. Its `description` and its mirror (`dump()`) show the key id only:
+/// the secret and the token never reach output, logs or the cache.
+public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public var accessKeyID: String
     public var secretAccessKey: String
     public var sessionToken: String?
@@ -14,6 +14,16 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "access key \(accessKeyID)" }
+
+    /// The key id; the secret and the token masked.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessKeyID": accessKeyID, "secretAccessKey": SecretRedaction.mask,
+                "sessionToken": SecretRedaction.masked(sessionToken) as Any,
+            ], displayStyle: .struct)
+    }
 }
 
 /// Where S3 requests go and who signs them, found as the AWS CLI finds them
@@ -23,8 +33,9 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible {
 /// region; the credentials from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`
 /// and `AWS_SESSION_TOKEN`, else the shared credentials file
 /// (`AWS_SHARED_CREDENTIALS_FILE`, default `~/.aws/credentials`), section
-/// `AWS_PROFILE` (default `default`).
-public struct AWSSettings: Sendable, Equatable {
+/// `AWS_PROFILE` (default `default`). Its mirror (`dump()`) masks the
+/// secrets, as `AWSCredentials`'s does.
+public struct AWSSettings: Sendable, Equatable, CustomReflectable {
     /// The signing region.
     public var region = Self.defaultRegion
     /// A custom endpoint (`http://127.0.0.1:8333`), addressed path-style;
@@ -38,6 +49,16 @@ public struct AWSSettings: Sendable, Equatable {
 
     /// No endpoint, no credentials, the default region.
     public init() {}
+
+    /// Region, endpoint (any password masked) and credentials (their secrets masked).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "region": region, "endpoint": SecretRedaction.maskedURL(endpoint) as Any,
+                "credentials": credentials as Any,
+            ], displayStyle: .struct)
+    }
 
     /// The settings `environment` gives; `readFile` reads the shared
     /// credentials file (nil when it cannot be read: no credentials from it).

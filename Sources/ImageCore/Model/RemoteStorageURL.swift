@@ -5,9 +5,9 @@
 /// With shards, the URL holds one `*`, replaced by the shard that rendezvous
 /// hashing picks for each key (`ShardSelection`).
 ///
-/// Its `description` masks the password, so it may be printed; `url` holds
-/// it and must never be.
-public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
+/// Its `description` and its mirror (`dump()`) mask the password, so it may
+/// be printed; `url` holds it and must never be.
+public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// Which backend serves the URL.
     public enum Scheme: Sendable, Equatable {
         case http, redis, s3
@@ -170,6 +170,17 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible {
         if let endpoint { text += "|endpoint=\(Self.masked(endpoint))" }
         if let region { text += "|region=\(region)" }
         return text
+    }
+
+    /// Every field, the passwords of `url` and `endpoint` masked.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "url": Self.masked(url), "scheme": scheme, "readOnly": readOnly, "connectTimeout": connectTimeout,
+                "timeout": timeout, "shards": shards, "leaseDuration": leaseDuration,
+                "endpoint": SecretRedaction.maskedURL(endpoint) as Any, "region": region as Any,
+            ], displayStyle: .struct)
     }
 
     /// The URL alone, password replaced by `***`: how `stat` names a store (or shard).

@@ -7,7 +7,7 @@
 /// Requests go through the manager's downloader, so they share its libcurl
 /// multi handle and keep-alive connections. Credentials in the URL are sent
 /// as HTTP authentication and kept out of the URL libcurl logs.
-final class HTTPRemoteStorage: RemoteStorage {
+final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
     let configured: RemoteStorageURL
     private let base: String
     private let credentials: String?

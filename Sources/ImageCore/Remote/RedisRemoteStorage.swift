@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Connections are opened on first use and pooled: a command takes one out
 /// of the pool, runs off the cooperative thread pool, and puts it back.
-final class RedisRemoteStorage: RemoteLeasing {
+final class RedisRemoteStorage: RemoteLeasing, CustomReflectable {
     let configured: RemoteStorageURL
     private let host: String
     private let port: Int

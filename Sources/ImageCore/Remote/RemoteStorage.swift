@@ -19,6 +19,14 @@ public protocol RemoteStorage: Sendable {
     func delete(_ name: String) async throws -> Bool
 }
 
+extension RemoteStorage {
+    /// What a store shows when reflected (`dump()`): its configuration,
+    /// password masked, never the credentials a backend keeps apart from it.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["configured": configured], displayStyle: .class)
+    }
+}
+
 /// A remote storage's backend for a configured URL. HTTP and S3 go through
 /// `network` (the manager's libcurl multi handle, so connections are shared
 /// and reused), S3 signed as `aws` says; Redis opens its own connections on

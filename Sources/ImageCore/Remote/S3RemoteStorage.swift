@@ -9,7 +9,7 @@
 /// manager's downloader, so it shares the multi handle and its connections.
 /// An error names the store as `s3://BUCKET/PREFIX` and the S3 error code,
 /// never a credential.
-final class S3RemoteStorage: RemoteStorage {
+final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     let configured: RemoteStorageURL
     private let bucket: String
     /// The key prefix, with a trailing slash (empty for none).
