@@ -49,6 +49,7 @@ extension CacheEntry {
             case "vary": fields.vary = value
             case "vary-key": fields.variantKey = value
             case "data": fields.data = value
+            case "placeholder": fields.placeholder = value
             default: continue
             }
         }
@@ -73,12 +74,14 @@ extension CacheEntry {
                 vary: fields.vary, variantKey: fields.variantKey),
             dataFileName: data)
         self.variants = variants
+        // A malformed one (not written by this reader's writer) is as none: computed again.
+        placeholder = fields.placeholder.flatMap(ImagePlaceholder.init(recordValue:))
     }
 
     /// A record's values by name, as read (the last line of a name wins).
     private struct Fields {
         var key, url, format, width, height, frames, loop, orientation, bytes, checksum, stored: String?
-        var etag, lastModified, cacheControl, freshUntil, vary, variantKey, data: String?
+        var etag, lastModified, cacheControl, freshUntil, vary, variantKey, data, placeholder: String?
     }
 
     static let newline = UInt8(ascii: "\n")

@@ -24,6 +24,9 @@ public struct CacheEntry: Sendable, Equatable {
     /// Derived images (thumbnails) kept beside the original, in the same
     /// shard; they go when the original goes or changes.
     public var variants: [Variant] = []
+    /// Its placeholder (`--placeholder`), once computed: kept in the record
+    /// itself, so that a warm run reads it with the record and nothing else.
+    public var placeholder: ImagePlaceholder?
     /// The data file's absolute path, once the entry has been found on disk.
     public var path: String?
 
@@ -71,6 +74,9 @@ extension CacheEntry {
 }
 
 extension CacheEntry {
+    /// A record may also hold a `placeholder` line: readers of version 4
+    /// skip lines they do not know, and a record without one is computed
+    /// once more, so it needed no new version.
     /// Version 4 leaves out the key when it is the URL, so that a record
     /// fits an ext4 extended attribute (about 4 KB) for URLs of up to 3 KB;
     /// version 3 checked bytes with XXH3-128 too, version 2 with SHA-256. A
@@ -125,6 +131,7 @@ extension CacheEntry {
         add("vary", response.vary)
         add("vary-key", response.variantKey)
         add("data", dataFileName)
+        add("placeholder", placeholder?.recordValue)
         for variant in variants {
             add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
         }

@@ -229,6 +229,29 @@ public final class DiskCache: Sendable {
         if !kept { _ = try? POSIXFile.remove("\(shard)/\(fileName)") }
     }
 
+    /// Keeps `placeholder` in `entry`'s record, in one atomic rewrite of the
+    /// record (an attribute set, or a record file renamed into place); a
+    /// `placeholder` variant file an earlier version kept goes after the
+    /// record stops naming it. If the entry was replaced meanwhile, or its
+    /// record would not fit, nothing is kept.
+    func storePlaceholder(_ placeholder: ImagePlaceholder, of entry: CacheEntry, key: CacheKey) throws {
+        var earlierFiles: [String] = []
+        do {
+            _ = try layout.rewriteRecord(key.hash, ifChecksum: entry.checksum) { current in
+                current.placeholder = placeholder
+                earlierFiles = current.variants.filter { $0.transform == Self.placeholderVariant }.map(\.fileName)
+                current.variants.removeAll { $0.transform == Self.placeholderVariant }
+            }
+        } catch is ExtendedAttribute.ValueTooLarge {
+            return
+        }
+        let shard = directory.shard(key.hash)
+        for name in earlierFiles where name != key.hash { _ = try? POSIXFile.remove("\(shard)/\(name)") }
+    }
+
+    /// The variant an earlier version kept a placeholder in, before records held it.
+    static let placeholderVariant = "placeholder"
+
     /// The record for `key` if its bytes are present at the recorded size,
     /// without reading them: fast enough for `stat` on one URL. Never
     /// modifies the cache (last use is not updated).

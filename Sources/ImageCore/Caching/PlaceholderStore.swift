@@ -1,12 +1,9 @@
 /// Placeholders kept with an entry (`--placeholder`): read back from the
-/// entry's `placeholder` variant when it has one, else computed from a
-/// decode of the cached bytes scaled to fit 100 × 100, in sRGB and upright,
-/// and kept as that variant, so that a warm run reads one small file and
-/// decodes nothing. The variant goes with its entry (clean, purge, new bytes).
+/// entry's record when it holds one, else computed from a decode of the
+/// cached bytes scaled to fit 100 × 100, in sRGB and upright, and kept in
+/// the record, so that a warm run reads nothing but the record it reads
+/// anyway, and decodes nothing. New bytes get a new record, without it.
 struct PlaceholderStore: Sendable {
-    /// The variant's name in the entry's record.
-    static let variantName = "placeholder"
-
     let disk: DiskCache
     let limits: DecodingLimits
 
@@ -20,11 +17,9 @@ struct PlaceholderStore: Sendable {
     ) throws
         -> ImagePlaceholder
     {
-        if let kept = disk.variant(of: entry, key: key, transform: Self.variantName),
-            let placeholder = ImagePlaceholder(record: kept)
-        {
-            return placeholder
-        }
+        // An entry an earlier version gave a placeholder variant file has
+        // none in its record: it is computed once more, and the file goes.
+        if let kept = entry.placeholder { return kept }
         var source = bytes
         if source.isEmpty {
             guard let path = entry.path, let read = try? POSIXFile.read(path), read.count == entry.byteCount else {
@@ -34,8 +29,7 @@ struct PlaceholderStore: Sendable {
         }
         let placeholder = try Self.compute(source, limits: limits)
         if keeping {
-            try? disk.storeVariant(
-                placeholder.record, transform: Self.variantName, fileExtension: "placeholder", of: entry, key: key)
+            try? disk.storePlaceholder(placeholder, of: entry, key: key)
         }
         return placeholder
     }

@@ -17,21 +17,18 @@ public struct ImagePlaceholder: Sendable, Equatable {
         self.dominantColour = dominantColour
     }
 
-    /// The placeholder as kept beside its entry: one `name value` line each.
-    public var record: [UInt8] {
-        Array("thumbhash \(thumbHash)\nblurhash \(blurHash)\ndominant_color \(dominantColour)\n".utf8)
+    /// The placeholder as its entry's record keeps it: the three values
+    /// separated by spaces, which none of them holds (base64, BlurHash's
+    /// base 83, `#rrggbb`).
+    public var recordValue: String {
+        "\(thumbHash) \(blurHash) \(dominantColour)"
     }
 
-    /// Reads `record`'s form back; nil unless all three lines are there.
-    public init?(record: [UInt8]) {
-        var fields: [Substring: Substring] = [:]
-        for line in String(decoding: record, as: UTF8.self).split(separator: "\n") {
-            guard let space = line.firstIndex(of: " ") else { return nil }
-            fields[line[..<space]] = line[line.index(after: space)...]
-        }
-        guard let thumbHash = fields["thumbhash"], let blurHash = fields["blurhash"],
-            let colour = fields["dominant_color"], !thumbHash.isEmpty, !blurHash.isEmpty, colour.count == 7
+    /// Reads `recordValue`'s form back; nil unless it holds three values.
+    public init?(recordValue: String) {
+        let parts = recordValue.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].count == 7, parts[2].first == "#"
         else { return nil }
-        self.init(thumbHash: String(thumbHash), blurHash: String(blurHash), dominantColour: String(colour))
+        self.init(thumbHash: String(parts[0]), blurHash: String(parts[1]), dominantColour: String(parts[2]))
     }
 }

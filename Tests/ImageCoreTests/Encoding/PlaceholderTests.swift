@@ -165,7 +165,7 @@ struct PlaceholderTests {
         // A record reads back; a damaged one does not.
         let placeholder = ImagePlaceholder(
             thumbHash: "k0oG", blurHash: "LEHV6nWB2yk8pyo0adR*.7kCMdnj", dominantColour: "#a1b2c3")
-        #expect(ImagePlaceholder(record: placeholder.record) == placeholder)
-        #expect(ImagePlaceholder(record: Array(placeholder.record.prefix(20))) == nil)
+        #expect(ImagePlaceholder(recordValue: placeholder.recordValue) == placeholder)
+        #expect(ImagePlaceholder(recordValue: String(placeholder.recordValue.prefix(20))) == nil)
     }
 }
