@@ -22,6 +22,7 @@ static struct {
     avifResult (*decoder_set_io_memory)(avifDecoder *, const uint8_t *, size_t);
     avifResult (*decoder_parse)(avifDecoder *);
     avifResult (*decoder_next_image)(avifDecoder *);
+    avifResult (*decoder_nth_image_timing)(const avifDecoder *, uint32_t, avifImageTiming *);
     void (*rgb_image_set_defaults)(avifRGBImage *, const avifImage *);
     avifResult (*image_yuv_to_rgb)(const avifImage *, avifRGBImage *);
     avifImage *(*image_create)(uint32_t, uint32_t, uint32_t, avifPixelFormat);
@@ -47,6 +48,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.decoder_set_io_memory, "avifDecoderSetIOMemory"),
     IMGCACHE_SYMBOL(api.decoder_parse, "avifDecoderParse"),
     IMGCACHE_SYMBOL(api.decoder_next_image, "avifDecoderNextImage"),
+    IMGCACHE_SYMBOL(api.decoder_nth_image_timing, "avifDecoderNthImageTiming"),
     IMGCACHE_SYMBOL(api.rgb_image_set_defaults, "avifRGBImageSetDefaults"),
     IMGCACHE_SYMBOL(api.image_yuv_to_rgb, "avifImageYUVToRGB"),
     IMGCACHE_SYMBOL(api.image_create, "avifImageCreate"),
@@ -75,6 +77,9 @@ avifResult imgcache_avif_decoder_set_io_memory(avifDecoder *decoder, const uint8
 }
 avifResult imgcache_avif_decoder_parse(avifDecoder *decoder) { return api.decoder_parse(decoder); }
 avifResult imgcache_avif_decoder_next_image(avifDecoder *decoder) { return api.decoder_next_image(decoder); }
+avifResult imgcache_avif_decoder_nth_image_timing(const avifDecoder *decoder, uint32_t frame, avifImageTiming *timing) {
+    return api.decoder_nth_image_timing(decoder, frame, timing);
+}
 void imgcache_avif_rgb_image_set_defaults(avifRGBImage *rgb, const avifImage *image) {
     api.rgb_image_set_defaults(rgb, image);
 }

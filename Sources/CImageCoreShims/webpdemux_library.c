@@ -15,13 +15,16 @@
     F(int, WebPAnimDecoderOptionsInitInternal, (WebPAnimDecoderOptions * options, int version),               \
       (options, version))                                                                                     \
     V(void, WebPDemuxDelete, (WebPDemuxer * demuxer), (demuxer))                                              \
+    F(int, WebPDemuxGetFrame, (const WebPDemuxer *demuxer, int frame, WebPIterator *iterator),                \
+      (demuxer, frame, iterator))                                                                             \
     F(int, WebPDemuxGetChunk,                                                                                 \
       (const WebPDemuxer *demuxer, const char fourcc[4], int number, WebPChunkIterator *iterator),            \
       (demuxer, fourcc, number, iterator))                                                                    \
     F(uint32_t, WebPDemuxGetI, (const WebPDemuxer *demuxer, WebPFormatFeature feature), (demuxer, feature))   \
     F(WebPDemuxer *, WebPDemuxInternal,                                                                       \
       (const WebPData *data, int partial, WebPDemuxState *state, int version), (data, partial, state, version)) \
-    V(void, WebPDemuxReleaseChunkIterator, (WebPChunkIterator * iterator), (iterator))
+    V(void, WebPDemuxReleaseChunkIterator, (WebPChunkIterator * iterator), (iterator))                        \
+    V(void, WebPDemuxReleaseIterator, (WebPIterator * iterator), (iterator))
 
 WEBPDEMUX_FUNCTIONS(IMGCACHE_POINTER, IMGCACHE_POINTER, IMGCACHE_POINTER)
 IMGCACHE_SYMBOLS(WEBPDEMUX_FUNCTIONS);

@@ -24,6 +24,8 @@ void imgcache_avif_decoder_destroy(avifDecoder *decoder);
 avifResult imgcache_avif_decoder_set_io_memory(avifDecoder *decoder, const uint8_t *data, size_t size);
 avifResult imgcache_avif_decoder_parse(avifDecoder *decoder);
 avifResult imgcache_avif_decoder_next_image(avifDecoder *decoder);
+/// A frame's timing from the parsed container, without decoding it.
+avifResult imgcache_avif_decoder_nth_image_timing(const avifDecoder *decoder, uint32_t frame, avifImageTiming *timing);
 void imgcache_avif_rgb_image_set_defaults(avifRGBImage *rgb, const avifImage *image);
 avifResult imgcache_avif_image_yuv_to_rgb(const avifImage *image, avifRGBImage *rgb);
 avifImage *imgcache_avif_image_create(uint32_t width, uint32_t height, uint32_t depth, avifPixelFormat format);

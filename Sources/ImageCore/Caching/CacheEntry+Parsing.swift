@@ -38,6 +38,7 @@ extension CacheEntry {
             case "height": fields.height = value
             case "frames": fields.frames = value
             case "loop": fields.loop = value
+            case "delays": fields.delays = value
             case "orientation": fields.orientation = value
             case "bytes": fields.bytes = value
             case "xxh3": fields.checksum = value
@@ -66,7 +67,8 @@ extension CacheEntry {
             info: ImageInfo(
                 format: format, width: width, height: height, frameCount: frames,
                 loopCount: fields.loop.flatMap { Int($0) },
-                orientation: fields.orientation.flatMap { Int($0) } ?? 1),
+                orientation: fields.orientation.flatMap { Int($0) } ?? 1,
+                frameDurations: fields.delays.flatMap { DurationRuns.durations($0, frames: frames) } ?? []),
             byteCount: byteCount, checksum: checksum, storedAt: storedAt,
             response: StoredResponse(
                 etag: fields.etag, lastModified: fields.lastModified,
@@ -80,7 +82,7 @@ extension CacheEntry {
 
     /// A record's values by name, as read (the last line of a name wins).
     private struct Fields {
-        var key, url, format, width, height, frames, loop, orientation, bytes, checksum, stored: String?
+        var key, url, format, width, height, frames, loop, delays, orientation, bytes, checksum, stored: String?
         var etag, lastModified, cacheControl, freshUntil, vary, variantKey, data, placeholder: String?
     }
 

@@ -74,9 +74,10 @@ extension CacheEntry {
 }
 
 extension CacheEntry {
-    /// A record may also hold a `placeholder` line: readers of version 4
-    /// skip lines they do not know, and a record without one is computed
-    /// once more, so it needed no new version.
+    /// A record may also hold `delays` and `placeholder` lines: readers of
+    /// version 4 skip lines they do not know, and a record without them
+    /// (written before they were kept) has no delays to show and its
+    /// placeholder computed once more, so they needed no new version.
     /// Version 4 leaves out the key when it is the URL, so that a record
     /// fits an ext4 extended attribute (about 4 KB) for URLs of up to 3 KB;
     /// version 3 checked bytes with XXH3-128 too, version 2 with SHA-256. A
@@ -120,6 +121,7 @@ extension CacheEntry {
         add("height", String(info.height))
         add("frames", String(info.frameCount))
         add("loop", info.loopCount.map(String.init))
+        add("delays", DurationRuns.text(info.frameDurations))
         add("orientation", info.orientation == 1 ? nil : String(info.orientation))
         add("bytes", String(byteCount))
         add("xxh3", checksum)

@@ -15,7 +15,8 @@ struct APNGDecoder {
         try limits.check(width: structure.width, height: structure.height, frames: structure.frames.count)
         return ImageInfo(
             format: .png, width: structure.width, height: structure.height,
-            frameCount: structure.frames.count, loopCount: structure.plays)
+            frameCount: structure.frames.count, loopCount: structure.plays,
+            frameDurations: structure.frames.count > 1 ? structure.frames.map(\.durationMilliseconds) : [])
     }
 
     /// Every composited frame, kept.

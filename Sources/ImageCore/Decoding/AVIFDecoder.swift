@@ -139,11 +139,21 @@ final class AVIFDecoderHandle {
         let width = Int(image.pointee.width), height = Int(image.pointee.height)
         let frames = Int(decoder.pointee.imageCount)
         try limits.check(width: width, height: height, frames: frames)
+        var durations: [Int] = []
+        if frames > 1 {
+            // From the parsed sample table: no frame is decoded.
+            var timing = avifImageTiming()
+            for index in 0..<frames {
+                let found = imgcache_avif_decoder_nth_image_timing(decoder, UInt32(index), &timing)
+                guard found == AVIF_RESULT_OK else { throw Self.failure("frame \(index) has no timing", found) }
+                durations.append(Int((timing.duration * 1000).rounded()))
+            }
+        }
         // libavif 0.11 does not expose a sequence's edit-list repetitions;
         // browsers loop sequences without one forever.
         info = ImageInfo(
             format: .avif, width: width, height: height, frameCount: frames,
-            loopCount: frames > 1 ? 0 : nil, orientation: Self.orientation(image.pointee))
+            loopCount: frames > 1 ? 0 : nil, orientation: Self.orientation(image.pointee), frameDurations: durations)
     }
 
     deinit { imgcache_avif_decoder_destroy(decoder) }

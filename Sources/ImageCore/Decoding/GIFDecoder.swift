@@ -72,6 +72,7 @@ final class GIFFile {
         let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
         try limits.check(width: width, height: height)
         var frames = 0
+        var durations: [Int] = []
         var loopCount: Int?
         var control = GIFCompositor.Control()
         let global = Self.palette(gif.pointee.SColorMap, isLocal: false)
@@ -82,6 +83,7 @@ final class GIFFile {
             case IMAGE_DESC_RECORD_TYPE:
                 try check(DGifGetImageDesc(gif))
                 frames += 1
+                durations.append(control.delay * 10)
                 let desc = gif.pointee.Image
                 try limits.check(width: width, height: height, frames: frames)
                 try limits.check(width: Int(desc.Width), height: Int(desc.Height))
@@ -106,7 +108,7 @@ final class GIFFile {
                 guard frames > 0 else { throw ImageCoreError(.image, "corrupt GIF: no image in the file") }
                 return ImageInfo(
                     format: .gif, width: width, height: height, frameCount: frames,
-                    loopCount: frames > 1 ? (loopCount ?? 1) : nil)
+                    loopCount: frames > 1 ? (loopCount ?? 1) : nil, frameDurations: frames > 1 ? durations : [])
             default:
                 throw ImageCoreError(.image, "corrupt GIF: unknown record")
             }

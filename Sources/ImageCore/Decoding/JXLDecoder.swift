@@ -124,6 +124,7 @@ struct JXLDecoder {
             var info = ImageInfo(format: .jxl, width: 0, height: 0)
             var receiver: JXLPixelReceiver?
             var (frames, duration) = (0, 0)
+            var durations: [Int] = []
             while true {
                 let status = try handle.next()
                 // A sink's own error (a failed write) ends the decode as itself.
@@ -139,6 +140,7 @@ struct JXLDecoder {
                     frames += 1
                     try limits.check(width: info.width, height: info.height, frames: frames)
                     duration = Self.milliseconds(ticks: try handle.frameHeader().duration, basic: basic)
+                    durations.append(duration)
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                     let current = try frame(info)
                     receiver = current
@@ -148,7 +150,7 @@ struct JXLDecoder {
                 case JXL_DEC_SUCCESS:
                     guard frames > 0 else { throw ImageCoreError(.image, "corrupt JPEG XL: no frame") }
                     info.frameCount = frames
-                    if frames == 1 { info.loopCount = nil }
+                    if frames == 1 { info.loopCount = nil } else { info.frameDurations = durations }
                     return info
                 default:
                     throw ImageCoreError(.image, "corrupt JPEG XL: unexpected decoder status \(status.rawValue)")

@@ -15,7 +15,7 @@ struct WebPDecoder {
             return ImageInfo(
                 format: .webp, width: container.width, height: container.height,
                 frameCount: container.frameCount, loopCount: container.isAnimated ? container.loopCount : nil,
-                orientation: container.orientation)
+                orientation: container.orientation, frameDurations: container.frameDurations)
         }
     }
 
@@ -133,11 +133,14 @@ struct WebPContainer {
     var frameCount: Int
     var loopCount: Int
     var isAnimated: Bool
+    /// Each frame's duration (ms) from its ANMF chunk, for an animation of
+    /// more than one frame; else empty.
+    var frameDurations: [Int] = []
     /// The EXIF orientation, from an EXIF chunk if there is one.
     var orientation = 1
 
     /// Parses the container; throws for truncated or malformed files. The
-    /// corresponding C functions are `WebPDemux`, `WebPDemuxGetI` and `WebPDemuxDelete`.
+    /// corresponding C functions are `WebPDemux`, `WebPDemuxGetI`, `WebPDemuxGetFrame` and `WebPDemuxDelete`.
     init(_ buffer: UnsafeBufferPointer<UInt8>) throws {
         var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
         guard let demuxer = WebPDemux(&data) else {
@@ -149,6 +152,15 @@ struct WebPContainer {
         frameCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
         loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
         isAnimated = WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(ANIMATION_FLAG.rawValue) != 0
+        if isAnimated, frameCount > 1 {
+            // Frame headers only: the demuxer has already indexed every ANMF chunk.
+            var iterator = WebPIterator()
+            for number in 1...frameCount where WebPDemuxGetFrame(demuxer, Int32(number), &iterator) != 0 {
+                frameDurations.append(Int(iterator.duration))
+            }
+            WebPDemuxReleaseIterator(&iterator)
+            if frameDurations.count != frameCount { frameDurations = [] }
+        }
         if WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(EXIF_FLAG.rawValue) != 0 {
             var iterator = WebPChunkIterator()
             if WebPDemuxGetChunk(demuxer, "EXIF", 1, &iterator) != 0, let bytes = iterator.chunk.bytes {

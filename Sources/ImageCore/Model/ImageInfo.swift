@@ -13,11 +13,16 @@ public struct ImageInfo: Sendable, Equatable {
     public var loopCount: Int?
     /// EXIF orientation (1–8; 1 = as stored). Width and height are as stored.
     public var orientation: Int
+    /// For animations: each frame's display time in milliseconds, as the
+    /// file gives it (a GIF's 0 stays 0, though browsers show it as 100),
+    /// one per frame; empty for still images, and for entries stored before
+    /// it was kept (man page, JSON RECORDS: `delays_ms`).
+    public var frameDurations: [Int]
 
     /// Creates header facts.
     public init(
         format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int? = nil,
-        orientation: Int = 1
+        orientation: Int = 1, frameDurations: [Int] = []
     ) {
         self.format = format
         self.width = width
@@ -25,5 +30,6 @@ public struct ImageInfo: Sendable, Equatable {
         self.frameCount = frameCount
         self.loopCount = loopCount
         self.orientation = orientation
+        self.frameDurations = frameDurations
     }
 }

@@ -34,6 +34,12 @@ struct JSONRecord {
         fields.append("\(Self.quote(name)):\(value.text)")
     }
 
+    /// Adds an array of integers; an empty one is omitted.
+    mutating func add(_ name: String, _ values: [Int]) {
+        guard !values.isEmpty else { return }
+        fields.append("\(Self.quote(name)):[\(values.map(String.init).joined(separator: ","))]")
+    }
+
     /// Adds an array of objects.
     mutating func add(_ name: String, _ values: [JSONRecord]) {
         fields.append("\(Self.quote(name)):[\(values.map(\.text).joined(separator: ","))]")
@@ -87,6 +93,7 @@ extension JSONRecord {
             record.add("width", response.info.width)
             record.add("height", response.info.height)
             record.add("frames", response.info.frameCount)
+            record.add("delays_ms", response.info.frameDurations)
             record.add("orientation", response.info.orientation)
             // A prefetch's cached response carries no bytes, only their entry.
             record.add("bytes", response.entry?.byteCount ?? response.bytes.count)

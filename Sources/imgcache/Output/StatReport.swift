@@ -100,6 +100,7 @@ enum StatReport {
                 record.add("width", entry.info.width)
                 record.add("height", entry.info.height)
                 record.add("frames", entry.info.frameCount)
+                record.add("delays_ms", entry.info.frameDurations)
                 record.add("bytes", entry.byteCount)
                 record.add("path", entry.path)
                 record.add("stored_at", HTTPDate.iso8601(entry.storedAt))
