@@ -12,7 +12,8 @@
 #   e. as a., with one S3 bucket (SeaweedFS; leases by conditional PUT);
 #   f. a dead leaseholder on each store (Redis, Apache, S3), default settings:
 #      seconds from its SIGKILL until the others are done (goal: 10);
-#   g. a prefetch of 1000 URLs from a warm S3 store against the origin.
+#   g. a prefetch of 1000 URLs from a warm S3 store against the origin, and
+#      curl -Z's GETs of the same objects from each server (the servers' cost).
 # SeaweedFS comes from .venv (`make deps`); without it, rows e–g are skipped.
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-fleet.sh PATH/TO/imgcache [WORKDIR]}")
@@ -265,8 +266,27 @@ if [ $HAVE_S3 = 1 ]; then
 			if [ $source = s3 ]; then s3_times+="$t "; else origin_times+="$t "; fi
 		done
 	done
+	# The servers' own cost: curl -Z, six at once, GETs the same 1000
+	# objects from the bucket (signed as we sign) and from nginx. SeaweedFS
+	# answers a GET through its filer and volume server, several times
+	# slower than nginx serves a file: that ratio is the floor of ours.
+	curl -s -H 'Accept: application/json' "$FILER/buckets/$BUCKET/imgcache/1/?limit=10000" |
+		python3 -c 'import json, sys; [print(e["FullPath"]) for e in json.load(sys.stdin)["Entries"] if len(e["FullPath"].rsplit("/", 1)[1]) == 64]' |
+		sed "s|^/buckets|$S3_ENDPOINT|; s|^|url = \"|; s|\$|\"\noutput = \"/dev/null\"|" > "$WORK/g/s3.curl"
+	sed 's|^|url = "|; s|$|"\noutput = "/dev/null"|' "$WORK/list.txt" > "$WORK/g/origin.curl"
+	curl_origin_times="" curl_s3_times=""
+	for _ in $(seq "$RUNS"); do
+		start=$(now); curl -s -Z --parallel-max 6 -K "$WORK/g/origin.curl"; curl_origin_times+="$(since "$start") "
+		start=$(now)
+		curl -s -Z --parallel-max 6 --aws-sigv4 aws:amz:us-east-1:s3 -u "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+			-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -K "$WORK/g/s3.curl"
+		curl_s3_times+="$(since "$start") "
+	done
 	median_of() { echo $1 | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}'; }
 	o=$(median_of "$origin_times") w=$(median_of "$s3_times")
+	co=$(median_of "$curl_origin_times") cs=$(median_of "$curl_s3_times")
+	objects=$(grep -c '^url' "$WORK/g/s3.curl" || true)
 	echo "| 13 prefetch 1000 from a warm S3 store (SeaweedFS) | \`imgcache prefetch --remote-storage s3://… list\` | $w s (origin: $o s) | $(awk -v a="$o" -v b="$w" 'BEGIN { printf "%.2f", a / b }') (origin / this) |"
-	echo "GOAL|warm S3 store vs origin, prefetch of 1000 (issue 32)|$(awk -v a="$w" -v b="$o" 'BEGIN { printf "%.2f", a / b }')|1.2|$w s vs $o s"
+	echo "| 13 the servers alone: curl -Z GETs the $objects objects, signed, and the 1000 files from nginx | \`curl -Z --aws-sigv4 …\` | $cs s (nginx: $co s) | $(awk -v a="$co" -v b="$cs" 'BEGIN { printf "%.2f", a / b }') (nginx / SeaweedFS) |"
+	echo "GOAL|warm S3 store vs origin, prefetch of 1000 (issue 32)|$(awk -v a="$w" -v b="$o" 'BEGIN { printf "%.2f", a / b }')|1.2|$w s vs $o s; curl -Z alone: SeaweedFS $cs s vs nginx $co s ($(awk -v a="$cs" -v b="$co" 'BEGIN { printf "%.2f", a / b }')×)"
 fi
