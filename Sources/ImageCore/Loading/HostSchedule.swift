@@ -47,10 +47,34 @@ struct HostSchedule {
     /// "host[:port]" of an http(s) URL, lower-cased, without user info: the
     /// unit a server's limits apply to.
     static func host(of url: String) -> Substring {
-        var rest = Substring(url)
-        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let host = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
-        return host.contains(where: \.isUppercase) ? Substring(host.lowercased()) : host
+        // Over the UTF-8 bytes: every delimiter is ASCII. Character-wise
+        // (`firstRange(of:)`, `isUppercase`) this took 51 k instructions per
+        // URL of a cold batch, a quarter of curl's whole cost per URL.
+        let bytes = url.utf8
+        var start = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: ":"), bytes[index...].starts(with: "://".utf8) {
+                start = bytes.index(index, offsetBy: 3)
+                break
+            }
+            bytes.formIndex(after: &index)
+        }
+        var end = start
+        var userInfoEnd: String.Index?
+        var ascii = true
+        while end < bytes.endIndex {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { userInfoEnd = end }
+            if byte >= 0x80 { ascii = false }
+            bytes.formIndex(after: &end)
+        }
+        let host = url[(userInfoEnd.map { bytes.index(after: $0) } ?? start)..<end]
+        let hasUppercase =
+            ascii
+            ? host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+            : host.contains(where: \.isUppercase)
+        return hasUppercase ? Substring(host.lowercased()) : host
     }
 }

@@ -16,10 +16,33 @@ enum SharedLibraryPresence {
             return true
         }
         if let cache = try? POSIXFile.read("/etc/ld.so.cache", limit: 16 << 20),
-            cache.firstRange(of: Array(soname.utf8) + [0]) != nil
+            contains(cache, Array(soname.utf8) + [0])
         {
             return true
         }
         return ["/lib", "/usr/lib", "/lib64", "/usr/lib64"].contains { access("\($0)/\(soname)", R_OK) == 0 }
+    }
+
+    /// Whether `needle` occurs in `haystack`: `memchr` to each place its
+    /// first byte is, then `memcmp` (Glibc's Swift module has no `memmem`).
+    /// The generic `firstRange(of:)` took 78 M instructions per run (a
+    /// 38 KB cache searched twice, for libavif and libjxl): 78 k per URL of
+    /// a cold batch of 1000, a third of what curl spends on one.
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        return haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { wanted in
+                var offset = 0
+                while hay.count - offset >= wanted.count {
+                    guard
+                        let found = memchr(
+                            hay.baseAddress! + offset, Int32(first), hay.count - offset - wanted.count + 1)
+                    else { return false }
+                    if memcmp(found, wanted.baseAddress!, wanted.count) == 0 { return true }
+                    offset = hay.baseAddress!.distance(to: UnsafeRawPointer(found)) + 1
+                }
+                return false
+            }
+        }
     }
 }
