@@ -1,8 +1,11 @@
-/// The file a transfer's body streams into, written as the bytes arrive,
-/// after a check against the size limit. Closing it (or dropping it) closes
-/// the file; the file's name outlives it, for the caller to rename into the
-/// cache or remove. The bytes are kept in memory too, so the caller, who
-/// verifies and checksums them, need not read the file back; a sink made
+/// The file a transfer's body goes into, after a check against the size
+/// limit. Closing it (or dropping it) closes the file; the file's name
+/// outlives it, for the caller to rename into the cache or remove. The
+/// bytes are kept in memory too, so the caller, who verifies and checksums
+/// them, need not read the file back. The file is written in pieces of
+/// `flushSize` and at the end (`flush`), not per chunk libcurl hands over
+/// (16 KiB each): a small image is one `write`. What is in the file is
+/// always a prefix of the body, which is all a resume needs; a sink made
 /// with `init()` keeps them only there, and so does one whose file cannot
 /// be written (a full disk, an I/O error): the cache is an optimisation, and
 /// a body that cannot go into it still reaches the caller.
@@ -16,6 +19,13 @@ final class BodySink {
     private(set) var received = 0
     /// What this transfer wrote, in order.
     private(set) var bytes: [UInt8] = []
+    /// How many of `bytes` are in the file.
+    private var flushed = 0
+
+    /// Bytes held back from the file at most: a body smaller than this is
+    /// written with one call at the end. A resume record is written only
+    /// after `flush`, so a killed process leaves a record and a prefix.
+    static let flushSize = 256 * 1024
 
     /// A sink writing to `file` at its current offset.
     init(_ file: OpenFile) {
@@ -41,18 +51,25 @@ final class BodySink {
         guard kept + received + chunk.count <= limit else {
             throw ImageCoreError.over(.maxBytes, "body larger than the limit of \(limit) bytes")
         }
-        if let file {
-            do {
-                try file.write(chunk)
-            } catch {
-                // A resumed body's first bytes are only in the file: without it the body is lost.
-                guard kept == 0 else { throw error }
-                giveUpFile(error as? ImageCoreError ?? ImageCoreError(.cacheIO, "\(error)"))
-            }
-        }
         grow(toHold: bytes.count + chunk.count)
         bytes.append(contentsOf: chunk)
         received += chunk.count
+        if bytes.count - flushed >= Self.flushSize { try flush(kept: kept) }
+    }
+
+    /// Writes what the file does not have yet: before the body is handed
+    /// over or kept for a resume, and before a resume record names it.
+    /// Throws only for a resumed body (`kept` bytes ahead of it), whose
+    /// first bytes are only in the file; any other body goes on in memory.
+    func flush(kept: Int) throws {
+        guard let file, flushed < bytes.count else { return }
+        do {
+            try bytes.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[flushed...])) }
+            flushed = bytes.count
+        } catch {
+            guard kept == 0 else { throw error }
+            giveUpFile(error as? ImageCoreError ?? ImageCoreError(.cacheIO, "\(error)"))
+        }
     }
 
     /// The length the server announced (Content-Length), if it did: growth

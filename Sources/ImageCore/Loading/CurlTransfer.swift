@@ -116,16 +116,17 @@ final class CurlTransfer {
         }
         do {
             try sink.write(chunk, kept: kept, limit: request.maxBytes)
+            if resumable?.recordIsDue(now: WallClock.now()) == true {
+                // The record names the file: the file first.
+                try sink.flush(kept: kept)
+                noteBodyMovedToMemory()
+                resumable?.writeRecord()
+            }
         } catch {
             abortReason = error as? ImageCoreError
             return 0
         }
-        if !bodyMovedToMemory, let failure = sink.fileFailure {
-            // The sink went on in memory and removed its file: nothing is left to resume.
-            bodyMovedToMemory = true
-            resumable = nil
-            events.emit("body kept in memory: \(request.url): \(failure.message)")
-        }
+        noteBodyMovedToMemory()
         let now = MonotonicClock.now()
         lastActivity = now
         if let budget, budget.take(chunk.count, now: now) {
@@ -133,11 +134,19 @@ final class CurlTransfer {
             easy.pauseReceiving(true)
             isPausedForBudget = true
         }
-        if resumable?.awaitsRecord == true { resumable?.progressed(now: WallClock.now()) }
         if let onProgress = request.onProgress {
             onProgress(kept + sink.received, easy.contentLength.flatMap { $0 > 0 ? kept + $0 : nil })
         }
         return chunk.count
+    }
+
+    /// Says once, with `-v`, that the sink went on in memory and removed
+    /// its file: nothing is left to resume.
+    private func noteBodyMovedToMemory() {
+        guard !bodyMovedToMemory, let failure = sink?.fileFailure else { return }
+        bodyMovedToMemory = true
+        resumable = nil
+        events.emit("body kept in memory: \(request.url): \(failure.message)")
     }
 
     /// One response header line.
@@ -175,6 +184,16 @@ final class CurlTransfer {
 
     /// Resumes the waiting caller with the outcome of `code`.
     func finish(_ code: CURLcode) {
+        var code = code
+        // Whatever comes of it, the file gets the bytes it was spared: the
+        // body is renamed into the cache or kept for a resume.
+        do {
+            try sink?.flush(kept: kept)
+            noteBodyMovedToMemory()
+        } catch {
+            abortReason = abortReason ?? error as? ImageCoreError
+            if code == CURLE_OK { code = CURLE_WRITE_ERROR }
+        }
         let status = easy.responseCode
         let size = kept + (sink?.received ?? 0)
         var outcome: Result<DownloadResponse, ImageCoreError>

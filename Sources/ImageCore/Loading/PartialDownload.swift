@@ -28,9 +28,13 @@ struct PartialDownload {
     static func open(_ path: String, url: String) -> PartialDownload? {
         guard let file = try? OpenFile.locked(path, waiting: false) else { return nil }
         // Between our open and our lock, the process that held the lock may
-        // have renamed the finished body into the cache: that file is an
-        // entry now, not a partial to write into.
-        guard let size = file.sizeIfStill(at: path) else {
+        // have removed the file (a failed download, `clean`): it has no name
+        // left. Or it renamed the finished body into the cache: that file
+        // is an entry now, not a partial to write into; it is not empty (no
+        // empty body is stored), so only a file with bytes is checked
+        // against its name. A fresh empty one, a cold download's, costs one
+        // `fstat`, not an `fstat` and a `stat`.
+        guard let (size, links) = file.sizeAndLinks(), links > 0, size == 0 || file.isStill(at: path) else {
             file.close()
             return nil
         }

@@ -63,16 +63,16 @@ struct ResumableBody {
         return resumed
     }
 
-    /// Whether the body's record waits to be written.
-    var awaitsRecord: Bool { pendingRecord != nil }
-
-    /// Writes the record once the body has been arriving for `recordDelay`
-    /// seconds, so a process killed from then on leaves a resumable body.
-    mutating func progressed(now: Double) {
-        if now - startTime >= Self.recordDelay { writeRecord() }
+    /// Whether the record is to be written now: the body has been arriving
+    /// for `recordDelay` seconds, so a process killed from then on leaves a
+    /// resumable body. The caller writes the bytes it holds back to the
+    /// file first (`BodySink.flush`), then `writeRecord()`.
+    func recordIsDue(now: Double) -> Bool {
+        pendingRecord != nil && now - startTime >= Self.recordDelay
     }
 
-    private mutating func writeRecord() {
+    /// Writes the record (once), naming the file as it is now.
+    mutating func writeRecord() {
         guard let record = pendingRecord else { return }
         pendingRecord = nil
         recordWritten = true

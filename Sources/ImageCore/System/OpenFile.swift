@@ -75,6 +75,14 @@ final class OpenFile {
         _ = lseek(descriptor, 0, SEEK_SET)
     }
 
+    /// The file's size and its number of names (0 once it was removed).
+    /// The corresponding C function is `fstat`.
+    func sizeAndLinks() -> (size: Int, links: Int)? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return (Int(info.st_size), Int(info.st_nlink))
+    }
+
     /// Whether `path` still names this open file (same device and inode).
     /// A file locked after another process renamed it elsewhere is no
     /// longer the one at `path`. The corresponding C functions are `fstat`
