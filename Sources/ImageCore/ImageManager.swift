@@ -34,6 +34,7 @@ public final class ImageManager: Sendable {
     public init(configuration: Configuration, decoder: any ImageDecoding, loader: (any DataLoading)? = nil) throws {
         let directory = configuration.directory
         var placement: RecordPlacement?
+        var madeEmpty = false
         var readOnly: ImageCoreError?
         if !configuration.writesCache {
         } else if let reason = directory.readOnlyReason() {
@@ -41,7 +42,9 @@ public final class ImageManager: Sendable {
             readOnly = ImageCoreError(.cacheIO, "the cache is not writable (\(reason))")
         } else {
             do {
-                placement = try directory.prepare()
+                let prepared = try directory.prepared()
+                placement = prepared.placement
+                madeEmpty = prepared.madeEmpty
             } catch {
                 // A cache that cannot be set up (a full disk, an unwritable
                 // shard) still serves what it holds, and downloads still reach the caller.
@@ -58,7 +61,7 @@ public final class ImageManager: Sendable {
         let events = configuration.events
         let disk = DiskCache(
             directory: directory, placement: placement ?? directory.recordPlacement(), writes: writesCache,
-            statistics: statistics, events: events)
+            statistics: statistics, events: events, madeEmpty: madeEmpty)
         limits = RunLimits(limits: configuration.limits, decoder: decoder)
         lookup = Lookup(
             memory: MemoryCache(costLimit: configuration.cache.memoryLimit), disk: disk, limits: limits,

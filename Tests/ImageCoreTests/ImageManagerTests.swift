@@ -103,6 +103,26 @@ final class CountingDecoder: ImageDecoding {
         #expect(otherLoader.requests(for: url) == 0)
     }
 
+    /// A manager that made the cache takes a key it has not stored as
+    /// absent without asking the disk (`DiskCache.isKnownAbsent`), yet an
+    /// entry another process stored meanwhile is found under the download
+    /// lock, and not downloaded again.
+    @Test func aCacheMadeHereStillFindsAnotherProcesssEntry() async throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let url = "http://127.0.0.1/shared.png"
+        let directory = CacheDirectory(root: root)
+        let loader = CountingLoader(directory: directory.temporary, answers: [url: .body(png)])
+        let madeHere = try ImageManager(
+            configuration: .init(directory: directory), decoder: CountingDecoder(), loader: loader)
+        let (other, otherLoader) = try makeManager([url: .body(png)])
+        #expect(try await other.load(ImageRequest(url: url)).source == .downloaded)
+        let found = try await madeHere.load(ImageRequest(url: url))
+        #expect(found.source == .disk)
+        #expect(found.bytes == png)
+        #expect(loader.requests(for: url) == 0)
+        #expect(otherLoader.requests(for: url) == 1)
+    }
+
     @Test func coalescesConcurrentLoadsOfOneURL() async throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let url = "http://127.0.0.1/slow.png"

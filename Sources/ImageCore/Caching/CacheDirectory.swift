@@ -80,13 +80,30 @@ public struct CacheDirectory: Sendable, Equatable {
     /// have one). `preferred` is for tests of the `.files` placement.
     @discardableResult
     public func prepare(preferring preferred: RecordPlacement = .attributes) throws -> RecordPlacement {
+        try prepared(preferring: preferred).placement
+    }
+
+    /// What `prepare()` found or made.
+    public struct Prepared: Sendable {
+        /// Where the cache keeps its records.
+        public var placement: RecordPlacement
+        /// Whether this call made the `entries` directory: the cache held
+        /// no entry a moment ago.
+        public var madeEmpty: Bool
+    }
+
+    /// `prepare()`, also saying whether it made the cache empty.
+    public func prepared(preferring preferred: RecordPlacement = .attributes) throws -> Prepared {
         let last = "\(entries)/f"
         switch RecordPlacement.marking(of: last) {
-        case .marked(let placement): return placement
-        case .unsupported: return .files
-        case .unmarked: return RecordPlacement.mark(last, with: preferred)
+        case .marked(let placement): return Prepared(placement: placement, madeEmpty: false)
+        case .unsupported: return Prepared(placement: .files, madeEmpty: false)
+        case .unmarked: return Prepared(placement: RecordPlacement.mark(last, with: preferred), madeEmpty: false)
         case .missing: break
         }
+        // Only a cache without `entries` is known empty: one whose last
+        // shard was removed (by hand, or `purge`) may hold entries in others.
+        let madeEmpty = POSIXFile.status(entries) == nil
         try POSIXFile.makeDirectories(root)
         for directory in [entries, temporary, stats] {
             try POSIXFile.makeDirectories(directory)
@@ -96,7 +113,7 @@ public struct CacheDirectory: Sendable, Equatable {
             let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks an imgcache cache directory.\n"
             try? POSIXFile.writeAtomically(Array(text.utf8), to: tag, temporaryDirectory: temporary)
         }
-        return try Self.makeShards(in: entries, placement: preferred)
+        return Prepared(placement: try Self.makeShards(in: entries, placement: preferred), madeEmpty: madeEmpty)
     }
 
     /// Where the cache keeps its records, read without changing anything

@@ -21,16 +21,22 @@ public final class DiskCache: Sendable {
     private let writes: Bool
     private let statistics: Statistics
     private let events: EventLog
+    /// The keys stored by this process, when it made the directory empty
+    /// (`CacheDirectory.Prepared.madeEmpty`); nil for any other cache.
+    private let storedHere: StoredThisRun?
 
     /// A disk cache over `directory`, which must have been `prepare()`d;
     /// `placement` is what `prepare()` returned (nil: read it again).
-    /// Without `writes`, lookups change nothing on disk.
+    /// Without `writes`, lookups change nothing on disk. `madeEmpty`: this
+    /// process made the directory, so no entry is there but those it stores
+    /// and those other processes store from now on (`isKnownAbsent`).
     public init(
         directory: CacheDirectory, placement: RecordPlacement? = nil, writes: Bool = true, statistics: Statistics,
-        events: EventLog = .silent
+        events: EventLog = .silent, madeEmpty: Bool = false
     ) {
         self.directory = directory
         self.writes = writes
+        storedHere = madeEmpty && writes ? StoredThisRun() : nil
         self.placement = placement ?? directory.recordPlacement()
         layout = Self.layout(self.placement, directory)
         self.statistics = statistics
@@ -42,6 +48,16 @@ public final class DiskCache: Sendable {
         case .attributes: AttributeEntryLayout(directory: directory)
         case .files: RecordFileEntryLayout(directory: directory)
         }
+    }
+
+    /// Whether a look-up made without the key's download lock may take
+    /// `key` as absent without asking the disk: this process made the cache
+    /// empty and has stored no entry for `key` since. An entry another
+    /// process stores meanwhile is found by the look-up under the download
+    /// lock (`NetworkFetch.lookAgain`), which always asks the disk. Saves a
+    /// cold URL the `open` that fails (docs/ARCHITECTURE.md).
+    func isKnownAbsent(_ key: CacheKey) -> Bool {
+        storedHere.map { !$0.mayContain(key.hash) } ?? false
     }
 
     /// The entry for `key` if it is present and whole; nil on a miss. A
@@ -139,6 +155,8 @@ public final class DiskCache: Sendable {
             storedAt: now, response: response,
             dataFileName: layout.dataFileName(key.hash, checksum: checksum, byteCount: bytes.count, format: info.format)
         )
+        // Noted before the rename: a look-up from then on asks the disk.
+        storedHere?.insert(key.hash)
         try layout.commit(entry, bytesAt: source, hash: key.hash)
         entry.lastUsed = now
         entry.path = "\(shard)/\(entry.dataFileName)"

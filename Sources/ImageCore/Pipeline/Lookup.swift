@@ -61,6 +61,18 @@ struct Lookup: Sendable {
             statistics.add(.misses)
             return .miss
         }
+        if disk.isKnownAbsent(key) {
+            // A cache this process made and has not stored this key into:
+            // a miss, as the disk would say (another process's entry is
+            // found under the download lock).
+            switch scope {
+            case .decides:
+                statistics.add(.misses)
+                return .miss
+            case .hitsOnly:
+                return request.decodesPixels || request.encoding != nil ? .undecided : .miss
+            }
+        }
         switch scope {
         case .decides:
             if let answer = recordOnly(request, key: key, .decides) {

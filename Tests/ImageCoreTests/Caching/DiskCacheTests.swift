@@ -38,6 +38,33 @@ import Testing
 
     static let placements: [RecordPlacement] = [.attributes, .files]
 
+    /// A directory `prepared()` made holds no entry: until this process
+    /// stores a key there, a look-up without the download lock need not ask
+    /// the disk. A directory it found prepared gives no such knowledge.
+    @Test func aCacheMadeEmptyKnowsWhichKeysItStored() throws {
+        let root = NSTemporaryDirectory() + "imgcache-disk-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = CacheDirectory(root: root)
+        let prepared = try directory.prepared()
+        #expect(prepared.madeEmpty)
+        #expect(try !directory.prepared().madeEmpty, "prepared already")
+        let cache = DiskCache(
+            directory: directory, placement: prepared.placement, statistics: Statistics(), madeEmpty: true)
+        let stored = CacheKey("http://127.0.0.1/stored.png")
+        let other = CacheKey("http://127.0.0.1/other.png")
+        #expect(cache.isKnownAbsent(stored) && cache.isKnownAbsent(other))
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 100)
+        _ = try cache.store(
+            png, temporaryPath: nil, key: stored, url: stored.string,
+            info: ImageInfo(format: .png, width: 2, height: 1),
+            response: .init())
+        #expect(!cache.isKnownAbsent(stored))
+        #expect(cache.isKnownAbsent(other))
+        #expect(try cache.lookup(stored)?.bytes == png)
+        let reopened = DiskCache(directory: directory, placement: prepared.placement, statistics: Statistics())
+        #expect(!reopened.isKnownAbsent(other), "not made by this process: the disk is asked")
+    }
+
     @Test(arguments: placements) func storesAndReadsBackWholeEntries(_ placement: RecordPlacement) throws {
         let fixture = try Fixture(placement)
         let (cache, key, bytes, info) = (fixture.cache, fixture.key, fixture.bytes, fixture.info)
