@@ -3,12 +3,14 @@
 /// covers. Averaging happens in sRGB values on premultiplied alpha, so
 /// transparent pixels lend no colour to their neighbours; this matches
 /// ImageMagick's `-scale`-style box results and is what `-resize` approaches
-/// for large reductions. Separable: rows first, then columns.
+/// for large reductions. Separable: each row's columns, then the rows; an
+/// opaque image (every JPEG) rows first, without premultiplying
+/// (`resampleOpaque`).
 ///
 /// An output pixel depends only on the source pixels under it, so a frame
 /// of an animation that changed in one rectangle is resampled there alone
-/// (`resample(_:changed:into:)`), with the same arithmetic, hence the same
-/// bytes, as a resampling of the whole frame.
+/// (`resample(_:changed:into:opaque:)`), with the same arithmetic, hence the
+/// same bytes, as a resampling of the whole frame.
 struct AreaResampler {
     let sourceWidth: Int
     let sourceHeight: Int
@@ -36,9 +38,67 @@ struct AreaResampler {
         return result
     }
 
+    /// Opaque rows of `channels` (3: RGB, 4: RGBA whose alpha is ignored)
+    /// bytes per pixel, resampled into the output pixels `outX` × `outY` of
+    /// `output` (RGBA, alpha 255), rows first: each output row is the
+    /// weighted sum of the source rows under it, a loop over contiguous
+    /// floats that the compiler vectorises, and then its columns. No
+    /// premultiplication. `row(y)` gives source row `y`, asked for in
+    /// ascending order, each at most twice in a row: a decoder can hand
+    /// rows over as it makes them (`JPEGDecoder.thumbnail`). Every output
+    /// pixel is computed the same way whatever the rectangle, so a part
+    /// equals the same part of the whole.
+    func resampleOpaque(
+        channels: Int, outX: Range<Int>, outY: Range<Int>, into output: UnsafeMutablePointer<UInt8>,
+        row: (Int) throws -> UnsafePointer<UInt8>
+    ) rethrows {
+        guard !outX.isEmpty, !outY.isEmpty else { return }
+        // The source columns under outX, as float samples.
+        let first = columns.start[outX.lowerBound]
+        let end = columns.start[outX.upperBound - 1] + columns.count[outX.upperBound - 1]
+        let lineLength = (end - first) * channels
+        let line = UnsafeMutablePointer<Float>.allocate(capacity: lineLength)
+        defer { line.deallocate() }
+        let width = self.width
+        try rows.withBuffers { rowStart, rowCount, rowOffset, rowWeights in
+            try columns.withBuffers { start, count, offset, weights in
+                for y in outY {
+                    var rowTotal: Float = 0
+                    for k in 0..<rowCount[y] {
+                        let weight = rowWeights[rowOffset[y] + k]
+                        rowTotal += weight
+                        let source = try row(rowStart[y] + k) + first * channels
+                        if k == 0 {
+                            for i in 0..<lineLength { line[i] = Float(source[i]) * weight }
+                        } else {
+                            for i in 0..<lineLength { line[i] += Float(source[i]) * weight }
+                        }
+                    }
+                    for x in outX {
+                        var r: Float = 0, g: Float = 0, b: Float = 0, total: Float = 0
+                        for k in 0..<count[x] {
+                            let weight = weights[offset[x] + k]
+                            let index = (start[x] + k - first) * channels
+                            r += line[index] * weight
+                            g += line[index + 1] * weight
+                            b += line[index + 2] * weight
+                            total += weight
+                        }
+                        // The weights sum to 1 but for rounding: divided, as the general path divides by alpha.
+                        let scale = 1 / (rowTotal * total)
+                        let out = output + (y * width + x) * 4
+                        out[0] = Self.clamp(r * scale)
+                        out[1] = Self.clamp(g * scale)
+                        out[2] = Self.clamp(b * scale)
+                        out[3] = 255
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether every pixel of `pixels` (RGBA) has alpha 255: a JPEG, most
-    /// photos. Then the premultiplication by alpha is skipped (one pass over
-    /// the alpha bytes buys a multiplication per sample).
+    /// photos, which `resampleOpaque` then takes.
     static func isOpaque(_ pixels: UnsafeRawBufferPointer) -> Bool {
         var all: UInt8 = 255
         var index = 3
@@ -53,13 +113,21 @@ struct AreaResampler {
     /// whose source area meets `changed` (a rectangle of `source`, the
     /// `sourceWidth` × `sourceHeight` RGBA frame), and returns the output
     /// rectangle it rewrote. `opaque`: every alpha byte of `source` is 255
-    /// (`isOpaque`); the colours then need no premultiplication, and each
-    /// output alpha is 255.
+    /// (`isOpaque`), which `resampleOpaque` then takes.
     func resample(
         _ source: UnsafeRawBufferPointer, changed: PixelRect, into output: inout [UInt8], opaque: Bool = false
     ) -> PixelRect {
         let outX = columns.outputs(meeting: changed.x), outY = rows.outputs(meeting: changed.y)
         guard !outX.isEmpty, !outY.isEmpty else { return .empty }
+        if opaque {
+            let base = source.baseAddress!.assumingMemoryBound(to: UInt8.self), rowLength = sourceWidth * 4
+            output.withUnsafeMutableBufferPointer { output in
+                resampleOpaque(channels: 4, outX: outX, outY: outY, into: output.baseAddress!) {
+                    UnsafePointer(base + $0 * rowLength)
+                }
+            }
+            return PixelRect(x: outX, y: outY)
+        }
         let firstRow = rows.start[outY.lowerBound]
         let lastRow = rows.start[outY.upperBound - 1] + rows.count[outY.upperBound - 1]
         let span = outX.count
@@ -72,25 +140,13 @@ struct AreaResampler {
                     let row = y * sourceWidth * 4
                     for x in outX {
                         var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        if opaque {
-                            // Alpha 255 everywhere: weights alone (a is their sum, for the division below).
-                            for k in 0..<count[x] {
-                                let index = row + (start[x] + k) * 4
-                                let weight = weights[offset[x] + k]
-                                r += Float(source[index]) * weight
-                                g += Float(source[index + 1]) * weight
-                                b += Float(source[index + 2]) * weight
-                                a += weight
-                            }
-                        } else {
-                            for k in 0..<count[x] {
-                                let index = row + (start[x] + k) * 4
-                                let alpha = Float(source[index + 3]) * weights[offset[x] + k]
-                                r += Float(source[index]) * alpha
-                                g += Float(source[index + 1]) * alpha
-                                b += Float(source[index + 2]) * alpha
-                                a += alpha
-                            }
+                        for k in 0..<count[x] {
+                            let index = row + (start[x] + k) * 4
+                            let alpha = Float(source[index + 3]) * weights[offset[x] + k]
+                            r += Float(source[index]) * alpha
+                            g += Float(source[index + 1]) * alpha
+                            b += Float(source[index + 2]) * alpha
+                            a += alpha
                         }
                         let out = ((y - firstRow) * span + x - outX.lowerBound) * 4
                         target[out] = r
@@ -124,7 +180,7 @@ struct AreaResampler {
                             } else {
                                 (target[out], target[out + 1], target[out + 2]) = (0, 0, 0)
                             }
-                            target[out + 3] = opaque ? 255 : Self.clamp(a)
+                            target[out + 3] = Self.clamp(a)
                         }
                     }
                 }
@@ -190,15 +246,16 @@ struct AreaResampler {
             _ body: (
                 UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>,
                 UnsafeBufferPointer<Float>
-            ) -> Result
-        ) -> Result {
-            start.withUnsafeBufferPointer { start in
-                count.withUnsafeBufferPointer { count in
-                    offset.withUnsafeBufferPointer { offset in
-                        weights.withUnsafeBufferPointer { body(start, count, offset, $0) }
+            ) throws -> Result
+        ) rethrows -> Result {
+            try start.withUnsafeBufferPointer { start in
+                try count.withUnsafeBufferPointer { count in
+                    try offset.withUnsafeBufferPointer { offset in
+                        try weights.withUnsafeBufferPointer { try body(start, count, offset, $0) }
                     }
                 }
             }
         }
+
     }
 }

@@ -39,6 +39,24 @@ import Testing
             AreaResampler.resample(flat, width: 37, height: 23, to: 5, 3) == [UInt8](repeating: 77, count: 5 * 3 * 4))
     }
 
+    /// An opaque image takes `resampleOpaque` (rows first, no premultiplication):
+    /// its samples are the general path's but for float rounding, at most 1 apart.
+    @Test func opaqueImagesResampleAsTheGeneralPathDoes() {
+        var generator = SystemRandomNumberGenerator()
+        let (width, height, newWidth, newHeight) = (301, 173, 97, 55)
+        var pixels = (0..<width * height * 4).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for index in stride(from: 3, to: pixels.count, by: 4) { pixels[index] = 255 }
+        let opaque = AreaResampler.resample(pixels, width: width, height: height, to: newWidth, newHeight)
+        var general = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
+        pixels.withUnsafeBytes {
+            _ = AreaResampler(from: width, height, to: newWidth, newHeight)
+                .resample($0, changed: PixelRect(width: width, height: height), into: &general)
+        }
+        #expect(opaque.count == general.count)
+        #expect(zip(opaque, general).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+        #expect(stride(from: 3, to: opaque.count, by: 4).allSatisfy { opaque[$0] == 255 })
+    }
+
     @Test(.enabled(if: Corpus.directory != nil, Corpus.missing)) func thumbnailsAgreeWithPamscale() throws {
         let file = "images/png_rgb8_iccp-itxt_photo_skimage-chelsea.png"
         let image = try ImageDecoder().decode(Corpus.bytes(file), frame: nil, scale: .fit(width: 100, height: 100))
