@@ -41,57 +41,129 @@ struct AreaResampler {
     /// Opaque rows of `channels` (3: RGB, 4: RGBA whose alpha is ignored)
     /// bytes per pixel, resampled into the output pixels `outX` × `outY` of
     /// `output` (RGBA, alpha 255), rows first: each output row is the
-    /// weighted sum of the source rows under it, a loop over contiguous
-    /// floats that the compiler vectorises, and then its columns. No
+    /// weighted sum of the source rows under it, and then its columns; no
     /// premultiplication. `row(y)` gives source row `y`, asked for in
-    /// ascending order, each at most twice in a row: a decoder can hand
-    /// rows over as it makes them (`JPEGDecoder.thumbnail`). Every output
-    /// pixel is computed the same way whatever the rectangle, so a part
-    /// equals the same part of the whole.
+    /// ascending order (a row shared by two output rows twice), and used
+    /// before the next is asked for: a decoder can hand rows over one at a
+    /// time as it makes them (`JPEGDecoder.thumbnail`). Every output pixel
+    /// is computed the same way whatever the rectangle, so a part equals
+    /// the same part of the whole. A 20 MP JPEG's 1024 px thumbnail (1507 ×
+    /// 848 decoded at 1/4, callgrind): 204 M instructions columns first on
+    /// premultiplied RGBA, 121 M rows first a sample at a time, 60 M with a
+    /// vector a pixel and no overflow checks.
     func resampleOpaque(
         channels: Int, outX: Range<Int>, outY: Range<Int>, into output: UnsafeMutablePointer<UInt8>,
         row: (Int) throws -> UnsafePointer<UInt8>
     ) rethrows {
         guard !outX.isEmpty, !outY.isEmpty else { return }
-        // The source columns under outX, as float samples.
+        if channels == 4 {
+            try resampleOpaque(channels: 4, outX, outY, output, row)
+        } else {
+            try resampleOpaque(channels: 3, outX, outY, output, row)
+        }
+    }
+
+    /// `resampleOpaque` for a `channels` the caller makes a constant, so
+    /// that each copy of the loops below is compiled for its pixel size.
+    @inline(__always)
+    private func resampleOpaque(
+        channels: Int, _ outX: Range<Int>, _ outY: Range<Int>, _ output: UnsafeMutablePointer<UInt8>,
+        _ row: (Int) throws -> UnsafePointer<UInt8>
+    ) rethrows {
+        // The samples of the source pixels under outX, as floats; wrapping
+        // arithmetic for indices that cannot overflow (no trap checks in the loops).
         let first = columns.start[outX.lowerBound]
-        let end = columns.start[outX.upperBound - 1] + columns.count[outX.upperBound - 1]
-        let lineLength = (end - first) * channels
-        let line = UnsafeMutablePointer<Float>.allocate(capacity: lineLength)
+        let samples = (columns.start[outX.upperBound - 1] + columns.count[outX.upperBound - 1] - first) * channels
+        let line = UnsafeMutableRawPointer.allocate(byteCount: samples * 4 + 16, alignment: 16)
         defer { line.deallocate() }
+        let floats = line.bindMemory(to: Float.self, capacity: samples)
+        let taps = ColumnTaps(columns, outX, first: first, bytesPerPixel: channels * 4)
         let width = self.width
         try rows.withBuffers { rowStart, rowCount, rowOffset, rowWeights in
-            try columns.withBuffers { start, count, offset, weights in
+            try taps.withBuffers { tapOffsets, tapWeights, totals in
                 for y in outY {
                     var rowTotal: Float = 0
                     for k in 0..<rowCount[y] {
-                        let weight = rowWeights[rowOffset[y] + k]
+                        let weight = rowWeights[rowOffset[y] &+ k]
                         rowTotal += weight
-                        let source = try row(rowStart[y] + k) + first * channels
+                        let source = try row(rowStart[y] &+ k) + first &* channels
+                        // A loop over contiguous samples: the compiler vectorises it.
                         if k == 0 {
-                            for i in 0..<lineLength { line[i] = Float(source[i]) * weight }
+                            for i in 0..<samples { floats[i] = Float(source[i]) * weight }
                         } else {
-                            for i in 0..<lineLength { line[i] += Float(source[i]) * weight }
+                            for i in 0..<samples { floats[i] += Float(source[i]) * weight }
                         }
                     }
-                    for x in outX {
-                        var r: Float = 0, g: Float = 0, b: Float = 0, total: Float = 0
-                        for k in 0..<count[x] {
-                            let weight = weights[offset[x] + k]
-                            let index = (start[x] + k - first) * channels
-                            r += line[index] * weight
-                            g += line[index + 1] * weight
-                            b += line[index + 2] * weight
-                            total += weight
+                    let out = UnsafeMutableRawPointer(output + y &* width &* 4)
+                    for column in 0..<outX.count {
+                        // One vector (r, g, b, ·) a pixel, each lane's arithmetic that of its sample alone.
+                        var sum = SIMD4<Float>(repeating: 0)
+                        let base = column &* taps.count
+                        for k in 0..<taps.count {
+                            let at = tapOffsets[base &+ k]
+                            let pixel =
+                                channels == 4
+                                ? line.loadUnaligned(fromByteOffset: at, as: SIMD4<Float>.self)
+                                : SIMD4(
+                                    line.load(fromByteOffset: at, as: Float.self),
+                                    line.load(fromByteOffset: at &+ 4, as: Float.self),
+                                    line.load(fromByteOffset: at &+ 8, as: Float.self), 0)
+                            sum += pixel * tapWeights[base &+ k]
                         }
                         // The weights sum to 1 but for rounding: divided, as the general path divides by alpha.
-                        let scale = 1 / (rowTotal * total)
-                        let out = output + (y * width + x) * 4
-                        out[0] = Self.clamp(r * scale)
-                        out[1] = Self.clamp(g * scale)
-                        out[2] = Self.clamp(b * scale)
-                        out[3] = 255
+                        var bytes = Self.quantize(sum * (1 / (rowTotal * totals[column])))
+                        bytes[3] = 255
+                        out.storeBytes(of: bytes, toByteOffset: (outX.lowerBound &+ column) &* 4, as: SIMD4<UInt8>.self)
                     }
+                }
+            }
+        }
+    }
+
+    /// Each lane rounded to the nearest byte (even on a tie), with no
+    /// conversion that checks its range: adding 1.5 × 2²³ leaves the
+    /// rounded value in the float's low mantissa bits. No clamping: an
+    /// average of bytes under weights that sum to its divisor lies in
+    /// 0...255 but for float rounding, far less than the half a step that
+    /// would round past either end.
+    @inline(__always)
+    private static func quantize(_ value: SIMD4<Float>) -> SIMD4<UInt8> {
+        SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(value + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self))
+    }
+
+    /// The source pixels under each output column of a range, as byte
+    /// offsets into a line of float pixels, and their weights: the same
+    /// number for every column (`count`, the most any has), each column's
+    /// list padded with weight 0 on its last pixel, which adds exactly
+    /// nothing: one loop of one length, with no per-column bounds to read.
+    /// `totals`: each column's weights summed in order.
+    private struct ColumnTaps {
+        let count: Int
+        private var offsets: [Int] = []
+        private var weights: [Float] = []
+        private var totals: [Float] = []
+
+        init(_ columns: Spans, _ outX: Range<Int>, first: Int, bytesPerPixel: Int) {
+            count = outX.reduce(1) { max($0, columns.count[$1]) }
+            for x in outX {
+                var total: Float = 0
+                for k in 0..<count {
+                    let real = k < columns.count[x]
+                    let weight = real ? columns.weights[columns.offset[x] + k] : 0
+                    offsets.append((columns.start[x] + min(k, columns.count[x] - 1) - first) * bytesPerPixel)
+                    weights.append(weight)
+                    if real { total += weight }
+                }
+                totals.append(total)
+            }
+        }
+
+        func withBuffers<Result>(
+            _ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) throws -> Result
+        ) rethrows -> Result {
+            try offsets.withUnsafeBufferPointer { offsets in
+                try weights.withUnsafeBufferPointer { weights in
+                    try totals.withUnsafeBufferPointer { try body(offsets, weights, $0) }
                 }
             }
         }

@@ -21,17 +21,44 @@ struct HEIFDecoder {
         return try bytes.withUnsafeBufferPointer { try HEIFContext($0, limits: limits).info }
     }
 
-    /// The primary image, upright. With `target` (a thumbnail's size), the
-    /// smallest embedded thumbnail at least that size with the image's
-    /// shape is decoded instead, as libvips does; the caller scales it.
-    func decode(_ bytes: [UInt8], atLeast target: (width: Int, height: Int)? = nil) throws -> DecodedImage {
+    /// The primary image, upright.
+    func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        try checkHeaders(bytes)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            let handle = try HEIFContext(buffer, limits: limits).primary
+            return try handle.decode { plane in
+                DecodedImage(
+                    format: .heif, width: handle.width, height: handle.height,
+                    frames: [DecodedImage.Frame(pixels: plane.rgba())])
+            }
+        }
+    }
+
+    /// A `size` thumbnail (not larger than the image): the smallest embedded
+    /// thumbnail at least that size with the image's shape is decoded
+    /// instead of the primary image, as libvips does, and area-averaged. An
+    /// opaque image is averaged from libheif's RGB rows where they lie
+    /// (`AreaResampler.resampleOpaque`), with no RGBA copy of them.
+    func thumbnail(_ bytes: [UInt8], size: (width: Int, height: Int)) throws -> DecodedImage {
         try checkHeaders(bytes)
         return try bytes.withUnsafeBufferPointer { buffer in
             let context = try HEIFContext(buffer, limits: limits)
-            let handle = target.flatMap { context.thumbnail(atLeast: $0) } ?? context.primary
-            let pixels = try handle.decode()
+            let handle = context.thumbnail(atLeast: size) ?? context.primary
+            let pixels = try handle.decode { plane in
+                guard plane.channels == 3 else {
+                    return AreaResampler.resample(
+                        plane.rgba(), width: handle.width, height: handle.height, to: size.width, size.height)
+                }
+                var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
+                pixels.withUnsafeMutableBufferPointer { output in
+                    AreaResampler(from: handle.width, handle.height, to: size.width, size.height).resampleOpaque(
+                        channels: 3, outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!
+                    ) { plane.row($0) }
+                }
+                return pixels
+            }
             return DecodedImage(
-                format: .heif, width: handle.width, height: handle.height, frames: [DecodedImage.Frame(pixels: pixels)])
+                format: .heif, width: size.width, height: size.height, frames: [DecodedImage.Frame(pixels: pixels)])
         }
     }
 
@@ -149,9 +176,9 @@ final class HEIFImageHandle {
 
     deinit { imgcache_heif_image_handle_release(handle) }
 
-    /// The image as RGBA, transformations applied. The corresponding C
-    /// function is `heif_decode_image`.
-    func decode() throws -> [UInt8] {
+    /// The image decoded, transformations applied, handed to `body` while
+    /// libheif's buffer lives. The corresponding C function is `heif_decode_image`.
+    func decode<Result>(_ body: (HEIFPlane) throws -> Result) throws -> Result {
         // Without alpha, libheif converts to RGB, as heif-convert asks for
         // an opaque image (its RGB and RGBA paths may round differently).
         let alpha = imgcache_heif_image_handle_has_alpha_channel(handle) != 0
@@ -170,19 +197,37 @@ final class HEIFImageHandle {
         guard let plane = imgcache_heif_image_get_interleaved_plane(image, &stride) else {
             throw ImageCoreError(.image, "corrupt HEIF: no pixels decoded")
         }
-        let channels = alpha ? 4 : 3
+        return try body(
+            HEIFPlane(base: plane, stride: Int(stride), width: width, height: height, channels: alpha ? 4 : 3))
+    }
+}
+
+/// libheif's interleaved pixels of one decoded image: RGB, or RGBA with
+/// alpha; valid only inside `HEIFImageHandle.decode`.
+struct HEIFPlane {
+    let base: UnsafePointer<UInt8>
+    let stride: Int
+    let width: Int
+    let height: Int
+    /// 3 (RGB) or 4 (RGBA).
+    let channels: Int
+
+    func row(_ y: Int) -> UnsafePointer<UInt8> { base + y * stride }
+
+    /// The pixels as RGBA (alpha 255 where there was none).
+    func rgba() -> [UInt8] {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         pixels.withUnsafeMutableBufferPointer { target in
-            for row in 0..<height {
-                let source = plane + row * Int(stride)
-                let line = row * width * 4
-                if alpha {
+            for y in 0..<height {
+                let source = row(y)
+                let line = y * width * 4
+                if channels == 4 {
                     UnsafeMutableRawPointer(target.baseAddress! + line).copyMemory(from: source, byteCount: width * 4)
                 } else {
                     for column in 0..<width {
-                        target[line + column * 4] = source[column * channels]
-                        target[line + column * 4 + 1] = source[column * channels + 1]
-                        target[line + column * 4 + 2] = source[column * channels + 2]
+                        target[line + column * 4] = source[column * 3]
+                        target[line + column * 4 + 1] = source[column * 3 + 1]
+                        target[line + column * 4 + 2] = source[column * 3 + 2]
                     }
                 }
             }

@@ -154,14 +154,16 @@ public struct ImageDecoder: ImageDecoding {
         let image: DecodedImage
         switch format {
         case .jpeg:
-            image = try JPEGDecoder(limits: limits, cmykProfile: cmykProfile, notes: notes).decode(
-                bytes, atLeast: target)
+            let decoder = JPEGDecoder(limits: limits, cmykProfile: cmykProfile, notes: notes)
+            image = try target.map { try decoder.thumbnail(bytes, size: $0) } ?? decoder.decode(bytes)
         case .png: image = try PNGDecoder(limits: limits).decode(bytes)
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
         case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
         case .jxl: image = try JXLDecoder(limits: limits).decode(bytes)
-        case .heif: image = try HEIFDecoder(limits: limits).decode(bytes, atLeast: target)
+        case .heif:
+            let decoder = HEIFDecoder(limits: limits)
+            image = try target.map { try decoder.thumbnail(bytes, size: $0) } ?? decoder.decode(bytes)
         }
         guard let frame else { return image }
         guard frame < image.frames.count else {

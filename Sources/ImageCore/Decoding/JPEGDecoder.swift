@@ -34,12 +34,46 @@ struct JPEGDecoder {
         return ImageInfo(format: .jpeg, width: header.width, height: header.height, orientation: header.orientation)
     }
 
-    /// Decodes to RGBA at full size, or, for a `target` size, at the
-    /// smallest DCT scale M/8 that is still at least that large: the caller
-    /// resamples the rest, from far fewer pixels.
-    func decode(_ bytes: [UInt8], atLeast target: (width: Int, height: Int)? = nil) throws -> DecodedImage {
-        try decode(bytes) { header in
-            target.map { JPEGDecompression.scaleEighths(width: header.width, height: header.height, atLeast: $0) } ?? 8
+    /// Decodes to RGBA at full size.
+    func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        try decode(bytes) { _ in 8 }
+    }
+
+    /// A `size` thumbnail (not larger than the image, in stored order):
+    /// decoded at the smallest DCT scale that still covers it, its rows
+    /// area-averaged (`AreaResampler.resampleOpaque`) one by one as libjpeg
+    /// makes them. No buffer holds the scaled decode (a 20 MP JPEG at 1/4:
+    /// 1507 × 848, 5 MB as RGBA), and no pass checks its alpha. RGBA rows,
+    /// not RGB: a pixel is then one vector load (libjpeg-turbo's SIMD
+    /// writes either as fast).
+    func thumbnail(_ bytes: [UInt8], size: (width: Int, height: Int)) throws -> DecodedImage {
+        try JPEGDecompression.reading(bytes) { jpeg in
+            let header = jpeg.header
+            try limits.check(width: header.width, height: header.height)
+            let eighths = JPEGDecompression.scaleEighths(width: header.width, height: header.height, atLeast: size)
+            convertsCMYK(jpeg, channels: 4)
+            let decoded = try jpeg.start(scaleEighths: eighths, channels: 4, maxScans: limits.maxJPEGScans)
+            let resampler = AreaResampler(from: decoded.width, decoded.height, to: size.width, size.height)
+            let row = UnsafeMutableRawBufferPointer.allocate(byteCount: decoded.width * 4, alignment: 16)
+            defer { row.deallocate() }
+            var rowsRead = 0
+            var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
+            try pixels.withUnsafeMutableBufferPointer { output in
+                try resampler.resampleOpaque(
+                    channels: 4, outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!
+                ) { wanted in
+                    // Rows come in order; one asked for again is still in `row`.
+                    while rowsRead <= wanted {
+                        guard try jpeg.readRows(into: row.baseAddress!, stride: row.count, maxRows: 1) == 1 else {
+                            throw ImageCoreError(.image, "corrupt JPEG: fewer rows than its height")
+                        }
+                        rowsRead += 1
+                    }
+                    return UnsafePointer(row.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+            try jpeg.finish()
+            return DecodedImage(format: .jpeg, width: size.width, height: size.height, frames: [.init(pixels: pixels)])
         }
     }
 

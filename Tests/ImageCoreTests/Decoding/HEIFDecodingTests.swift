@@ -36,15 +36,23 @@ struct HEIFDecodingTests {
 
     @Test func aThumbnailComesFromTheEmbeddedOneWhenItIsBigEnough() throws {
         let heic = try HEIFSamples.make(.thumbnail, in: work)  // 240×160, thumbnail 64×42
-        let decoder = HEIFDecoder(limits: .default)
-        let embedded = try decoder.decode(heic, atLeast: (width: 48, height: 32))
+        let embedded = try heic.withUnsafeBufferPointer { buffer in
+            let context = try HEIFContext(buffer, limits: .default)
+            #expect(context.thumbnail(atLeast: (width: 96, height: 64)) == nil)
+            let handle = try #require(context.thumbnail(atLeast: (width: 48, height: 32)))
+            return DecodedImage(
+                format: .heif, width: handle.width, height: handle.height,
+                frames: [.init(pixels: try handle.decode { $0.rgba() })])
+        }
         #expect((embedded.width, embedded.height) == (64, 42))
-        let tooSmall = try decoder.decode(heic, atLeast: (width: 96, height: 64))
-        #expect((tooSmall.width, tooSmall.height) == (240, 160))
         // Through the decoder of record: the embedded thumbnail, area-averaged to the target.
         let scaled = try ImageDecoder().decode(heic, frame: nil, scale: .fit(width: 48, height: 48))
         #expect((scaled.width, scaled.height) == (48, 32))
         #expect(scaled.frames[0].pixels == ImageDecoder.resample(embedded, to: (48, 32)).frames[0].pixels)
+        // Too small: the primary image, scaled.
+        let primary = try HEIFDecoder(limits: .default).decode(heic)
+        let large = try ImageDecoder().decode(heic, frame: nil, scale: .fit(width: 96, height: 96))
+        #expect(large.frames[0].pixels == ImageDecoder.resample(primary, to: (96, 64)).frames[0].pixels)
         // A file without one is decoded whole and scaled.
         let plain = try HEIFSamples.make(.lossy, in: work)
         let full = try ImageDecoder().decode(plain, frame: nil)

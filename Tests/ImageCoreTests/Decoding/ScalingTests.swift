@@ -80,6 +80,33 @@ import Testing
         #expect(scaled.0 >= 1024 && scaled.1 >= 576 && scaled.0 < header.width / 2)
         let image = try ImageDecoder().decode(bytes, frame: nil, scale: .fit(width: 1024, height: 1024))
         #expect(image.width == 1024 && image.height == 576 && image.frames[0].pixels.count == 1024 * 576 * 4)
+        try expectThumbnailIsTheScaledDecodeResampled(bytes, size: (1024, 576))
+    }
+
+    /// A JPEG thumbnail's rows are averaged as libjpeg makes them, as RGB;
+    /// its bytes are those of the decode at that DCT scale (RGBA, djpeg's
+    /// pixels) resampled whole.
+    @Test(arguments: ["baseline.jpg", "progressive.jpg", "gray.jpg"]) func jpegThumbnailsAreTheScaledDecodeResampled(
+        name: String
+    ) throws {
+        let bytes = try Fixtures.bytes(name)
+        let header = try JPEGDecoder(limits: .default).header(bytes)
+        for divisor in [2, 3, 5] {
+            try expectThumbnailIsTheScaledDecodeResampled(
+                bytes, size: (max(1, header.width / divisor), max(1, header.height / divisor)))
+        }
+    }
+
+    private func expectThumbnailIsTheScaledDecodeResampled(_ bytes: [UInt8], size: (width: Int, height: Int)) throws {
+        let decoder = JPEGDecoder(limits: .default)
+        let thumbnail = try decoder.thumbnail(bytes, size: size)
+        let decoded = try decoder.decode(bytes) {
+            JPEGDecompression.scaleEighths(width: $0.width, height: $0.height, atLeast: size)
+        }
+        let whole = AreaResampler.resample(
+            decoded.frames[0].pixels, width: decoded.width, height: decoded.height, to: size.width, size.height)
+        #expect((thumbnail.width, thumbnail.height) == size)
+        #expect(thumbnail.frames[0].pixels == whole, "\(size)")
     }
 
     @Test func webpStillsUseLibwebpsScalerAndAgreeWithTheAreaFilter() throws {
