@@ -87,7 +87,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             FORMATS: JPEG, PNG and animated PNG (APNG), GIF, WebP (still and animated), AVIF (still and \
             image sequences, 8/10/12-bit written as 8-bit, irot/imir applied; libavif is loaded only when \
             an AVIF is met), HEIC/HEIF (libheif: the primary image with irot, imir and clap applied, grids, \
-            alpha, 10-bit written as 8-bit; an embedded thumbnail at least the size asked for is used for \
+            alpha (one of another size than the image is left out, as libheif and heif-convert leave \
+            it), 10-bit written as 8-bit; an embedded thumbnail at least the size asked for is used for \
             --thumbnail; libheif is loaded only when a HEIF is met), JPEG XL (libjxl: stills and \
             animations, loaded only when a JPEG XL is met). Sniffed and refused as unsupported \
             (exit 5): TIFF, BMP. \

@@ -120,6 +120,47 @@ struct HEIFDecodingTests {
         #expect(reference.matches(image.frames[0].pixels), "\(name) differs from heif-convert")
     }
 
+    /// A real multi-tile grid (2×2 tiles, each coded on its own, the last
+    /// row and column cropped by the output size), without and with an
+    /// alpha plane: heif-convert's pixels.
+    @Test(arguments: [false, true])
+    func aGridOfTilesDecodesLikeHeifConvert(withAlpha: Bool) throws {
+        let heic = try HEIFSamples.grid(alpha: withAlpha ? (240, 160) : nil, in: work)
+        let items = try #require(HEIFItems(heic))
+        #expect(items.primaryType == "grid")
+        #expect(items.grid.map { [$0.rows, $0.columns, $0.width, $0.height] } == [2, 2, 240, 160])
+        let reference = try HEIFSamples.reference(heic, in: work)
+        #expect((reference.width, reference.height) == (240, 160))
+        let info = try ImageDecoder().inspect(heic)
+        #expect((info.width, info.height) == (240, 160))
+        let image = try ImageDecoder().decode(heic, frame: nil)
+        #expect((image.width, image.height) == (240, 160))
+        #expect(reference.matches(image.frames[0].pixels), "the grid differs from heif-convert")
+        let alphas = stride(from: 3, to: image.frames[0].pixels.count, by: 4).map { image.frames[0].pixels[$0] }
+        #expect(alphas.contains { $0 < 255 } == withAlpha)
+        // Every tile is there: each quarter is the photo's, within lossy coding's error.
+        let photo = try NetpbmImage(
+            Shell.output("pngtopam -alphapam '\(HEIFSamples.sourcePNG("photo.png", in: work))'"))
+        let difference = zip(photo.samples, image.frames[0].pixels).enumerated().filter { $0.offset % 4 != 3 }
+            .map { abs(Int($0.element.0) - Int($0.element.1)) }
+        #expect(difference.reduce(0, +) / difference.count < 4, "tiles out of place")
+    }
+
+    /// An alpha plane of another size than the image (120×80 under
+    /// 240×160): libheif 1.15 does not attach it, so the image decodes
+    /// opaque, as heif-convert writes it (RGB); nothing is read out of bounds.
+    @Test func anAlphaPlaneOfAnotherSizeDecodesLikeHeifConvert() throws {
+        let heic = try HEIFSamples.withAlpha(width: 120, height: 80, in: work)
+        let reference = try HEIFSamples.reference(heic, in: work)
+        #expect((reference.width, reference.height) == (240, 160))
+        let image = try ImageDecoder().decode(heic, frame: nil)
+        #expect((image.width, image.height) == (240, 160))
+        #expect(reference.matches(image.frames[0].pixels), "differs from heif-convert")
+        // The same file with a plane of the image's size keeps it.
+        let same = try ImageDecoder().decode(HEIFSamples.withAlpha(width: 240, height: 160, in: work), frame: nil)
+        #expect(stride(from: 3, to: same.frames[0].pixels.count, by: 4).contains { same.frames[0].pixels[$0] < 255 })
+    }
+
     /// A grid whose `ispe` says 64×64 but whose descriptor (in `idat`) says
     /// 50 000 × 50 000: refused from the header before libheif allocates a
     /// canvas for it (libheif reads a grid's size only when decoding it).

@@ -190,3 +190,57 @@ extension HEIFSamples {
         return [0, 0, 0, 40] + Array("clap".utf8) + fields
     }
 }
+
+extension HEIFSamples {
+    /// `scripts/make-heif-grid.py`: what heif-enc 1.15 cannot write, built
+    /// from what it wrote (a grid of tiles; an alpha plane of another size).
+    static let gridScript = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/make-heif-grid.py").path
+
+    /// The photo (240×160) as a 2×2 grid of 128×96 tiles, each coded by
+    /// heif-enc on its own (the right and bottom ones padded, and cropped
+    /// by the grid's output size), as phones write their photos; with
+    /// `alpha`, a gradient alpha plane of that size as its auxiliary image.
+    static func grid(alpha: (width: Int, height: Int)? = nil, in directory: TemporaryDirectory) throws -> [UInt8] {
+        let base = "\(directory.path)/grid-\(UUID().uuidString)"
+        let photo = try sourcePNG("photo.png", in: directory)
+        _ = try Shell.output("pngtopnm '\(photo)' | pnmpad -right=16 -bottom=32 > '\(base).ppm'")
+        var tiles: [String] = []
+        for row in 0..<2 {
+            for column in 0..<2 {
+                let tile = "\(base)-\(row)\(column)"
+                _ = try Shell.output(
+                    "pamcut -left=\(column * 128) -top=\(row * 96) -width=128 -height=96 '\(base).ppm' "
+                        + "| pnmtopng > '\(tile).png' && heif-enc -q 50 -o '\(tile).heic' '\(tile).png' >/dev/null 2>&1"
+                )
+                tiles.append("'\(tile).heic'")
+            }
+        }
+        let alphaOption = try alpha.map { "--alpha '\(try plane($0.width, $0.height, at: base))'" } ?? ""
+        _ = try Shell.output(
+            "python3 '\(gridScript)' -o '\(base).heic' --grid 2 2 240 160 \(alphaOption) \(tiles.joined(separator: " "))"
+        )
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(base).heic")))
+    }
+
+    /// The photo coded whole, with a gradient alpha plane of `width` × `height`.
+    static func withAlpha(width: Int, height: Int, in directory: TemporaryDirectory) throws -> [UInt8] {
+        let base = "\(directory.path)/alpha-\(UUID().uuidString)"
+        let photo = try sourcePNG("photo.png", in: directory)
+        _ = try Shell.output("heif-enc -q 50 -o '\(base)-photo.heic' '\(photo)' >/dev/null 2>&1")
+        let alpha = try plane(width, height, at: base)
+        _ = try Shell.output("python3 '\(gridScript)' -o '\(base).heic' --alpha '\(alpha)' '\(base)-photo.heic'")
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(base).heic")))
+    }
+
+    /// A gray gradient `width` × `height` coded by heif-enc; its path.
+    private static func plane(_ width: Int, _ height: Int, at base: String) throws -> String {
+        let pgm = "\(base)-alpha.pgm"
+        let samples = (0..<height).flatMap { y in (0..<width).map { x in UInt8((x * 2 + y * 3) % 256) } }
+        try Data(Array("P5 \(width) \(height) 255\n".utf8) + samples).write(to: URL(fileURLWithPath: pgm))
+        _ = try Shell.output(
+            "pnmtopng '\(pgm)' > '\(base)-alpha.png' && heif-enc -q 90 -o '\(base)-alpha.heic' '\(base)-alpha.png' >/dev/null 2>&1"
+        )
+        return "\(base)-alpha.heic"
+    }
+}
