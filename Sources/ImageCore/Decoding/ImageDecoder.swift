@@ -80,7 +80,9 @@ public struct ImageDecoder: ImageDecoding {
             scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
         }
         let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
-        if let info, let target, frame == nil, orientation == 1, info.frameCount > 1 || format == .gif,
+        // A JPEG XL's header tells an animation by its loop count (its frames are not counted).
+        let animated = info.map { $0.frameCount > 1 || format == .gif || (format == .jxl && $0.loopCount != nil) }
+        if let target, frame == nil, orientation == 1, animated == true,
             let image = try decodeScaledFrames(bytes, format: format, to: target)
         {
             return image
@@ -142,6 +144,7 @@ public struct ImageDecoder: ImageDecoding {
             try APNGDecoder(limits: limits).decode(animation, into: &sink)
         case .webp: guard try WebPDecoder(limits: limits).decodeAnimation(bytes, into: &sink) else { return nil }
         case .avif: try AVIFDecoder(limits: limits).decode(bytes, into: &sink)
+        case .jxl: try JXLDecoder(limits: limits).decode(bytes, into: &sink)
         default: return nil
         }
         return sink.next.image(format)

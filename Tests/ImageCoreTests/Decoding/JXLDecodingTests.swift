@@ -94,6 +94,18 @@ struct JXLDecodingTests {
         #expect(JXLColour.read(try JXLSamples.bytes("lossy.jxl"), target: .declared).profile == nil)
     }
 
+    /// An animation's thumbnail is scaled frame by frame as libjxl
+    /// composites them (`ScaledFrames`), to the bytes of each frame scaled whole.
+    @Test func animatedThumbnailsAreScaledFrameByFrame() throws {
+        let bytes = try JXLSamples.bytes("animation.jxl")
+        let full = try ImageDecoder().decode(bytes, frame: nil)
+        let size = ScaleTarget.fit(width: 16, height: 16).size(width: full.width, height: full.height)
+        let scaled = try ImageDecoder().decode(bytes, frame: nil, scale: .fit(width: 16, height: 16))
+        #expect((scaled.width, scaled.height) == size && scaled.loopCount == 0)
+        #expect(scaled.frames.map(\.durationMilliseconds) == [100, 250, 400])
+        #expect(scaled.frames.map(\.pixels) == ImageDecoder.resample(full, to: size).frames.map(\.pixels))
+    }
+
     @Test func scaledDecodeReadsOnlyTheHeaderForItsSize() throws {
         let image = try ImageDecoder().decode(
             JXLSamples.bytes("groups.jxl"), frame: nil, scale: .fit(width: 60, height: 60))
