@@ -142,7 +142,7 @@ struct HTTPLeaseTests {
             if: LoopbackServices.haveNginx && LoopbackServices.haveRedis,
             "nginx or redis-server is not installed (make deps installs nginx-light and redis-server)"))
     func nginxHoldsNoLeasesSoARedisStoreNamedTooDoes() async throws {
-        let (nginx, store) = try makeWebDAVRemote()
+        let nginx = try WebDAVRemote(), store = nginx.store
         let lines = Mutex<[String]>([])
         let events = EventLog { line in lines.withLock { $0.append(line) } }
         guard case .unclaimed = try await claim(try machine(nginx.url, events: events)) else {

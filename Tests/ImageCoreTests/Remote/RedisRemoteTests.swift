@@ -69,7 +69,7 @@ struct RedisRemoteTests {
     }
 
     @Test func purgeRemoteDeletesFromWritableStores() throws {
-        let (dav, store) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote(), store = dav.store
         let cache = try TemporaryDirectory()
         #expect(
             try CLI.run(["fetch", "--remote-storage", dav.url, origin.url("/a.png")], cacheDir: cache.path).status == 0)

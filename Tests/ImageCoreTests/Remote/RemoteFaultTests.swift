@@ -43,7 +43,7 @@ struct RemoteFaultTests {
     }
 
     @Test func aStoppedRemoteIsAskedOnceThenTheOriginServes() throws {
-        let (dav, _) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote()
         dav.stop()
         let cache = try TemporaryDirectory()
         let paths = (0..<20).map { "/s\($0).png" }
@@ -78,9 +78,9 @@ struct RemoteFaultTests {
 
     @Test(arguments: ["bit-flipped", "truncated"])
     func aDamagedRemoteObjectIsIgnoredAndReplaced(damage: String) throws {
-        let (dav, store) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote(), store = dav.store
         let url = origin.url("/a.png")
-        let path = try warm(url, dav, store)
+        let path = try warm(url, dav.nginx, store)
         var object = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         if damage == "bit-flipped" { object[object.count - 20] ^= 0x10 } else { object.removeLast(30) }
         try Data(object).write(to: URL(fileURLWithPath: path))
@@ -92,9 +92,9 @@ struct RemoteFaultTests {
     }
 
     @Test func anObjectHoldingAnotherKeysEntryIsIgnored() throws {
-        let (dav, store) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote(), store = dav.store
         let (a, b) = (origin.url("/a.png"), origin.url("/b.png"))
-        let path = try warm(a, dav, store)
+        let path = try warm(a, dav.nginx, store)
         let other = remoteObjectPath(store, b)
         try FileManager.default.copyItem(atPath: path, toPath: other)
         let result = try expectFallback(b, remote: dav.url, expected: png + [7], originRequests: 1)
@@ -102,13 +102,13 @@ struct RemoteFaultTests {
     }
 
     @Test func aReadOnlyRemoteIsNeverWritten() throws {
-        let (dav, _) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote()
         let cache = try TemporaryDirectory()
         let result = try fetch(origin.url("/a.png"), remote: dav.url + "|read-only", cache: cache)
         #expect(result.status == 0)
-        try dav.waitForLog()
-        #expect(dav.count("GET") == 1)
-        #expect(dav.count("PUT") == 0)
+        try dav.nginx.waitForLog()
+        #expect(dav.nginx.count("GET") == 1)
+        #expect(dav.nginx.count("PUT") == 0)
         #expect(try counters(cache)["remote_uploads"] ?? 0 == 0)
     }
 
@@ -116,7 +116,7 @@ struct RemoteFaultTests {
     /// and the renewed entry goes back to the remote, where a third machine
     /// finds it fresh.
     @Test func aStaleRemoteEntryIsRevalidatedAndRenewed() throws {
-        let (dav, store) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote(), store = dav.store
         origin.route("/r.png") { [png] request in
             if request.header("If-None-Match") == "\"v1\"" {
                 return .status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=3600"])
@@ -124,7 +124,7 @@ struct RemoteFaultTests {
             return .ok(png, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0"])
         }
         let url = origin.url("/r.png")
-        let path = try warm(url, dav, store)
+        let path = try warm(url, dav.nginx, store)
         let secondCache = try TemporaryDirectory()
         let second = try CLI.run(
             ["fetch", "--json", "--remote-storage", dav.url, url], cacheDir: secondCache.path)

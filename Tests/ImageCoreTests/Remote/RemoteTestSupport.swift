@@ -37,14 +37,26 @@ final class NginxOrigin: Sendable {
     }
 }
 
-/// nginx's WebDAV module as an HTTP remote storage.
-func makeWebDAVRemote() throws -> (NginxProcess, TemporaryDirectory) {
-    let store = try TemporaryDirectory()
-    let nginx = try NginxProcess(
-        serverBody: """
-            location / { root \(store.path); dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 100m; }
-            """)
-    return (nginx, store)
+/// nginx's WebDAV module as an HTTP remote storage, with the directory it
+/// keeps objects in. One object, so the directory lives as long as the
+/// server that writes there: a test that dropped it (`let (dav, _) = …`)
+/// had it removed at once, and nginx's `create_full_put_path` made it again
+/// on the first upload, left in /tmp after the run.
+final class WebDAVRemote: Sendable {
+    let nginx: NginxProcess
+    let store: TemporaryDirectory
+
+    init() throws {
+        store = try TemporaryDirectory()
+        nginx = try NginxProcess(
+            serverBody: """
+                location / { root \(store.path); dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 100m; }
+                """)
+    }
+
+    var url: String { nginx.url }
+
+    func stop() { nginx.stop() }
 }
 
 /// Where an HTTP remote keeps `url`'s entry under the store's root.

@@ -50,12 +50,12 @@ import Testing
     @Test(.enabled(if: LoopbackServices.haveNginx, "nginx is not installed (make deps installs nginx-light)"))
     func twoMachinesShareAWebDAVRemote() throws {
         let origin = try NginxOrigin(count: Self.count)
-        let (dav, _) = try makeWebDAVRemote()
+        let dav = try WebDAVRemote()
         _ = try shareThrough(dav.url, origin: origin)
-        try dav.waitForLog()
+        try dav.nginx.waitForLog()
         // One PUT per entry; the lease probe's two (nginx takes no leases) aside.
-        #expect(dav.log.filter { $0.contains(" PUT ") && !$0.hasSuffix("/lease-probe") }.count == Self.count)
-        #expect(dav.log.filter { $0.hasPrefix("200 GET") }.count == Self.count)
+        #expect(dav.nginx.log.filter { $0.contains(" PUT ") && !$0.hasSuffix("/lease-probe") }.count == Self.count)
+        #expect(dav.nginx.log.filter { $0.hasPrefix("200 GET") }.count == Self.count)
     }
 
     @Test(
