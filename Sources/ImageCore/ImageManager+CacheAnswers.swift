@@ -21,7 +21,7 @@ extension ImageManager {
         case .miss:
             request.diskMissed = true
             return nil
-        case .hitThenRevalidate, .stale, .undecided, nil:
+        case .hitThenRevalidate, .stale, .undecided, .unreadable, nil:
             return nil
         }
     }

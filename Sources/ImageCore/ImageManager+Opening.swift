@@ -9,16 +9,12 @@ extension ImageManager.Configuration {
 }
 
 extension ImageManager {
-    /// A manager with the standard decoder for `configuration.limits`, which
-    /// turns JPEGs upright per their EXIF orientation when `appliesOrientation`
-    /// and converts pixels with a profile to sRGB when `colourSpace` is `.srgb`.
-    package convenience init(
-        configuration: Configuration, appliesOrientation: Bool, colourSpace: ColourSpace = .original
-    ) throws {
+    /// A manager with the standard decoder for `configuration.limits`: JPEGs
+    /// turned upright per their EXIF orientation, colours as stored. A
+    /// request's rendition decides both for its own pixels (`ImageRequest.render`).
+    package convenience init(configuration: Configuration) throws {
         try self.init(
             configuration: configuration,
-            decoder: ImageDecoder(
-                limits: configuration.limits, appliesOrientation: appliesOrientation, colourSpace: colourSpace,
-                notes: configuration.events))
+            decoder: ImageDecoder(limits: configuration.limits, notes: configuration.events))
     }
 }

@@ -138,6 +138,15 @@ public final class ImageManager: Sendable {
             return try await network.load(request, key: key, stale: stale)
         case .miss, .undecided:
             return try await network.load(request, key: key, stale: nil)
+        case .unreadable(let failure):
+            // A miss: the download replaces the entry that cannot be read.
+            do {
+                var response = try await network.load(request, key: key, stale: nil)
+                response.notRead = failure
+                return response
+            } catch let error as ImageCoreError {
+                throw error.noting("the cached copy could not be read: \(failure.message)")
+            }
         }
     }
 

@@ -30,7 +30,7 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Which class of failure this is.
     public let kind: Kind
     /// What happened, in words for a person.
-    public let message: String
+    public private(set) var message: String
     /// The HTTP status, for `.http` errors and HTTP-level transient failures.
     public let httpStatus: Int?
     /// Whether retrying later may succeed; transient failures are never put
@@ -71,6 +71,14 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { message }
+
+    /// This error with `note` added to its message in parentheses: what else
+    /// went wrong on the way (a cached copy that could not be read).
+    func noting(_ note: String) -> ImageCoreError {
+        var noted = self
+        noted.message += " (\(note))"
+        return noted
+    }
 
     /// An HTTP error status. 408, 429, 500, 502, 503 and 504 are transient, as
     /// HTTP defines them and as curl's `--retry` treats them.

@@ -33,6 +33,10 @@ public struct ImageResponse: Sendable {
     /// load. Nil when it was stored, or was not to be (`storesToDisk` off,
     /// `Cache-Control: no-store`).
     public var notStored: ImageCoreError?
+    /// Why the disk entry, present, could not be read (an I/O error, a
+    /// file that cannot be opened), so that the image came from the
+    /// network instead, as for a miss. Nil when nothing failed.
+    public var notRead: ImageCoreError?
 
     /// The name of the colour profile the image declares: its ICC profile's
     /// description ("Adobe RGB (1998)"), or e.g. "nclx BT.2020 PQ" for an

@@ -41,6 +41,11 @@ struct Lookup: Sendable {
         /// `.hitsOnly`: not a plain hit or miss (stale, damaged, over this
         /// run's limits, pixels asked for); `load` decides, and says why.
         case undecided
+        /// The disk entry could not be read (an I/O error, a file that
+        /// cannot be opened): a miss, counted as one, whose cause the
+        /// response carries (`ImageResponse.notRead`). A cache is an
+        /// optimisation: it never stops delivery (man page, EXIT STATUS).
+        case unreadable(ImageCoreError)
     }
 
     let memory: MemoryCache<String, Remembered>
@@ -102,7 +107,15 @@ struct Lookup: Sendable {
 
     /// The disk entry for `key` and what the freshness rules say of it.
     private func diskDecides(_ request: ImageRequest, key: CacheKey) throws -> Answer {
-        guard let cached = try disk.lookup(key) else {
+        let found: CachedData?
+        do {
+            found = try disk.lookup(key)
+        } catch let error as ImageCoreError where error.kind == .cacheIO {
+            statistics.add(.misses)
+            events.emit("cannot read the cached copy of \(request.url): \(error.message)")
+            return .unreadable(error)
+        }
+        guard let cached = found else {
             statistics.add(.misses)
             return .miss
         }

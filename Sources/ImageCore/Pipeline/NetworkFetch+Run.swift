@@ -26,7 +26,7 @@ extension NetworkFetch {
     func advance(_ run: inout FetchRun) async throws {
         switch run.stage {
         case .started: try await takeDownloadLock(&run)
-        case .claimed: try lookAgain(&run)
+        case .claimed: lookAgain(&run)
         case .entrySeen(let local): try await askRemote(&run, local)
         case .remoteAsked(let local): try await takeLease(&run, local)
         case .leaseTaken(let local): try await download(&run, local)
@@ -53,10 +53,14 @@ extension NetworkFetch {
     /// between our lookup and our taking the lock (it downloads, stores,
     /// then unlocks): under the lock, look again. Found absent there, it
     /// stays absent until this run stores its own.
-    func lookAgain(_ run: inout FetchRun) throws {
+    func lookAgain(_ run: inout FetchRun) {
         var local = run.stale.map(FetchRun.LocalEntry.stale) ?? .unknown
         if case .held = run.held.claim, run.stale == nil, run.request.storesToDisk, !run.request.refresh {
-            let cached = try disk.lookup(run.key)
+            // An entry that cannot be read stays `.unknown`: the store replaces it.
+            guard case .success(let cached) = Result(catching: { try disk.lookup(run.key) }) else {
+                run.stage = .entrySeen(local)
+                return
+            }
             if let cached, CachePolicy.decide(cached.entry, for: run.request, now: clock.wallNow()) == .serve {
                 run.stage = .answered(storedElsewhere(cached, run.request))
                 return
@@ -176,8 +180,9 @@ extension NetworkFetch {
         while locks.isHeldElsewhere(key.hash) && clock.monotonicNow() < deadline {
             try await pause(0.02)
         }
-        // An entry stored while we waited is as fresh as our own download would be.
-        guard let cached = try disk.lookup(key) else { return nil }
+        // An entry stored while we waited is as fresh as our own download
+        // would be; one that cannot be read is downloaded again.
+        guard let cached = try? disk.lookup(key) else { return nil }
         let decision = CachePolicy.decide(cached.entry, for: request, now: clock.wallNow())
         let fresh =
             decision == .serve

@@ -58,7 +58,7 @@ struct Renderer: Sendable {
     }
 
     /// The decoder with the orientation and colour space `request` asks for.
-    private func decoder(for request: ImageRequest) -> any ImageDecoding {
+    func decoder(for request: ImageRequest) -> any ImageDecoding {
         decoder.with(
             appliesOrientation: request.appliesOrientation ?? decoder.appliesOrientation,
             colourSpace: request.colourSpace ?? decoder.colourSpace)

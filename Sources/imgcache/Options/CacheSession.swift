@@ -11,8 +11,7 @@ enum CacheSession {
     /// one line and ends the command with exit status 8. With `readOnly`, a
     /// cache that can be read but not written is used without storing (`fetch`).
     static func open(
-        _ global: GlobalOptions<some GlobalOptionsHelp>, readOnly: Bool = false, appliesOrientation: Bool = true,
-        colourSpace: ColourSpace = .original,
+        _ global: GlobalOptions<some GlobalOptionsHelp>, readOnly: Bool = false,
         configure: (inout ImageManager.Configuration) -> Void = { _ in }
     ) throws -> ImageManager {
         SignalTrap.ignoreFileSizeLimitSignal()
@@ -25,8 +24,7 @@ enum CacheSession {
         do {
             return try manager(
                 configuration, events: global.events, remoteStorage: { global.remote.resolved(configured: $0) },
-                readOnly: readOnly, appliesOrientation: appliesOrientation, colourSpace: colourSpace,
-                configure: configure)
+                readOnly: readOnly, configure: configure)
         } catch let error as ImageCoreError {
             StandardStreams.printError("imgcache: cache \(directory.root): \(error.message)")
             throw ExitCode(ExitStatus.code(for: error.kind))
@@ -74,7 +72,6 @@ enum CacheSession {
     static func manager(
         _ configuration: ImageManager.Configuration, events: EventLog,
         remoteStorage: ([RemoteStorageURL]) -> [RemoteStorageURL], readOnly: Bool = false,
-        appliesOrientation: Bool = true, colourSpace: ColourSpace = .original,
         configure: (inout ImageManager.Configuration) -> Void = { _ in }
     ) throws -> ImageManager {
         var configuration = configuration
@@ -82,7 +79,6 @@ enum CacheSession {
         configuration.events = events
         configuration.allowsReadOnlyCache = readOnly
         configure(&configuration)
-        return try ImageManager(
-            configuration: configuration, appliesOrientation: appliesOrientation, colourSpace: colourSpace)
+        return try ImageManager(configuration: configuration)
     }
 }

@@ -36,20 +36,22 @@ struct FetchOutput {
         }
         await ProgressBar.redrawing(progress) {
             await manager.loadInOrder(requests, completed: transfers.finish) { index, result in
-                if let failure = emit(index: index, result: result) { failures.append(failure) }
+                if let failure = emit(index: index, result: result, request: requests[index]) {
+                    failures.append(failure)
+                }
             }
         }
         return failures
     }
 
-    /// Writes one result; returns the failure kind if it failed.
-    private func emit(index: Int, result: ImageLoadResult) -> ImageCoreError.Kind? {
+    /// Writes one result of `request`; returns the failure kind if it failed.
+    private func emit(index: Int, result: ImageLoadResult, request: ImageRequest) -> ImageCoreError.Kind? {
         let url = command.urls[index]
         var outcome = result.outcome
         var written: String?
         if case .success(let response) = outcome, !command.global.json || command.outputDir != nil {
             do {
-                written = try write(response, index: index)
+                written = try write(response, index: index, request: request)
             } catch is StdoutFailed {
                 // Reported once for the run, when it ends (exit 23).
             } catch {
@@ -64,27 +66,42 @@ struct FetchOutput {
             // Which file is which URL, for scripts (`--output-dir`).
             StandardStreams.print("\(url)\t\(written)", above: progress)
         }
-        if case .success(let response) = outcome, let notStored = response.notStored, !command.global.quiet {
-            // Delivered; the cache could not keep it. A warning, not a failure:
-            // the cache is an optimisation (man page, EXIT STATUS).
-            StandardStreams.print(
-                "imgcache: \(url): written, but not cached: \(notStored.message)", toStderr: true, above: progress)
+        if case .success(let response) = outcome, let warning = Self.cacheWarning(response), !command.global.quiet {
+            StandardStreams.print("imgcache: \(url): \(warning)", toStderr: true, above: progress)
         }
         guard case .failure(let error) = outcome else { return nil }
         StandardStreams.print("imgcache: \(url): \(error.message)", toStderr: true, above: progress)
         return error.kind
     }
 
-    /// Writes one image where the options say; returns the file written
-    /// under `--output-dir`, if that is where it went.
-    private func write(_ response: ImageResponse, index: Int) throws -> String? {
+    /// What the cache could not do for an image delivered all the same, in
+    /// one line: keep it, or read the copy it had. A warning, not a failure:
+    /// the cache is an optimisation (man page, EXIT STATUS).
+    static func cacheWarning(_ response: ImageResponse) -> String? {
+        switch (response.notStored, response.notRead) {
+        case (nil, nil): nil
+        case (let stored?, nil): "written, but not cached: \(stored.message)"
+        case (nil, let read?): "the cached copy could not be read, fetched again: \(read.message)"
+        case (let stored?, let read?):
+            "written, but not cached: \(stored.message) (the cached copy could not be read: \(read.message))"
+        }
+    }
+
+    /// Writes one image, the answer to `request`, where the options say;
+    /// returns the file written under `--output-dir`, if that is where it went.
+    private func write(_ response: ImageResponse, index: Int, request: ImageRequest) throws -> String? {
         if command.path {
-            guard let path = response.path else { throw ImageCoreError(.cacheIO, "not stored in the disk cache") }
+            // The path is what was asked: an image the cache could not keep
+            // has none, and a temporary file would be left for nobody to remove.
+            guard let path = response.path else {
+                let cause = response.notStored?.message ?? "not stored in the disk cache (see -v for why)"
+                throw ImageCoreError(.cacheIO, "no path to print: not cached: \(cause)")
+            }
             StandardStreams.print(path, above: progress)
             return nil
         }
         if streamsPixels, let format = command.decode, response.image == nil {
-            return try writeStreamed(response, as: format, index: index)
+            return try writeStreamed(response, for: request, as: format, index: index)
         }
         let bytes: [UInt8]
         let fileExtension: String
@@ -158,12 +175,13 @@ struct FetchOutput {
         return command.scaleTarget == nil && command.rendition.encoding == nil && command.frame == nil
     }
 
-    /// Decodes `response` into the output as it goes (see `streamsPixels`);
-    /// the same destinations as `write`.
-    private func writeStreamed(_ response: ImageResponse, as format: OutputFormat.Pixels, index: Int) throws -> String?
-    {
+    /// Decodes `response` into the output as it goes (see `streamsPixels`),
+    /// oriented and converted as `request` asks; the same destinations as `write`.
+    private func writeStreamed(
+        _ response: ImageResponse, for request: ImageRequest, as format: OutputFormat.Pixels, index: Int
+    ) throws -> String? {
         let decode = { (output: @escaping OutputFile.Writer) throws in
-            try manager.writePixels(of: response, as: format, to: output)
+            try manager.writePixels(of: response, for: request, as: format, to: output)
         }
         switch destination(index: index) {
         case .file(let path): try OutputFile.write(to: path, producing: decode)

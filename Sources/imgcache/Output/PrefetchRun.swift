@@ -6,6 +6,8 @@ struct PrefetchRun {
     let manager: ImageManager
     let download: DownloadOptions
     let json: Bool
+    /// `-q`: no warnings.
+    let quiet: Bool
     let progress: ProgressBar?
     /// Most loads in flight at once.
     let window: Int
@@ -47,6 +49,10 @@ struct PrefetchRun {
     private func report(_ result: ImageLoadResult) {
         if case .failure(let error) = result.outcome, error.kind != .interrupted {
             StandardStreams.print("imgcache: \(result.url): \(error.message)", toStderr: true, above: progress)
+        }
+        // Stored again after its copy could not be read: warmed, but the disk may be failing.
+        if case .success(let response) = result.outcome, let warning = FetchOutput.cacheWarning(response), !quiet {
+            StandardStreams.print("imgcache: \(result.url): \(warning)", toStderr: true, above: progress)
         }
         if json {
             StandardStreams.print(

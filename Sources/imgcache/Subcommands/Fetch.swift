@@ -78,7 +78,10 @@ extension IMGCacheCommand {
         @Flag(help: "Keep pixels in stored order: do not turn them upright per the JPEG's EXIF orientation.")
         var noOrient = false
 
-        @Flag(help: "Print the absolute path of each cached image file instead of its bytes.")
+        @Flag(
+            help: ArgumentHelp(
+                "Print the absolute path of each cached image file instead of its bytes (exit 8 for an image the cache could not store)."
+            ))
         var path = false
 
         @Argument(help: ArgumentHelp("http, https or s3://BUCKET/KEY URLs.", valueName: "url"))
@@ -122,9 +125,8 @@ extension IMGCacheCommand {
 
         func run() async throws {
             try makeOutputDirectory()
-            let manager = try CacheSession.open(
-                global, readOnly: true, appliesOrientation: !noOrient, colourSpace: colourSpace
-            ) {
+            // Orientation and colour space are the requests' (`rendition`), not the manager's.
+            let manager = try CacheSession.open(global, readOnly: true) {
                 download.apply(to: &$0)
                 $0.writesCache = !noStore
             }

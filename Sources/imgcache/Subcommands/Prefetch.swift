@@ -45,7 +45,7 @@ extension IMGCacheCommand {
             // Each queued load holds its task's frames (about 30 KB): four
             // per slot cost -j16 1 MiB more than four in all, for no speed.
             let run = PrefetchRun(
-                manager: manager, download: download, json: global.json, progress: progress,
+                manager: manager, download: download, json: global.json, quiet: global.quiet, progress: progress,
                 window: concurrency + 4)
             let tally = await run.process(
                 input, expectedTotal: progress == nil ? nil : URLListCount.count(input.fd))

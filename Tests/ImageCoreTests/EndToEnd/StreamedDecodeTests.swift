@@ -72,4 +72,42 @@ import Testing
         let truth = try NetpbmImage(Corpus.bytes("truth/jpeg_exif-orientation6_photo_gdk-testrotate.ppm"))
         #expect(try NetpbmImage(stored.stdout).samples == truth.samples)
     }
+
+    /// Streamed pixels are oriented and converted as the command line asks
+    /// (`--no-orient`, `--colorspace`), whatever the manager's decoder does:
+    /// a JPEG with an Adobe RGB profile and EXIF orientation 6, against
+    /// djpeg (as stored), pamflip (upright) and Little CMS's tificc (sRGB).
+    @Test(.enabled(if: Corpus.directory != nil, Corpus.missing)) func streamedPixelsAreOrientedAndConvertedAsAsked()
+        throws
+    {
+        let work = try TemporaryDirectory()
+        let profiled = try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)
+        // APP1 Exif after SOI: a big-endian TIFF with one entry, Orientation (0x0112) = 6.
+        let tiff: [UInt8] = [
+            0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0,
+        ]
+        let exif = Array("Exif".utf8) + [0, 0] + tiff
+        let length = exif.count + 2
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + exif + profiled[2...]
+        let path = "\(work.path)/turned.jpg"
+        try Data(jpeg).write(to: URL(fileURLWithPath: path))
+        server.route("/t.jpg", .ok(jpeg))
+        let url = server.url("/t.jpg")
+
+        let stored = try fetch("--decode", "ppm", "--no-orient", "--colorspace", "original", url)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let djpeg = try Shell.output("djpeg -ppm '\(path)'")
+        #expect(try NetpbmImage(stored.stdout).samples == NetpbmImage(djpeg).samples, "as stored: djpeg's")
+
+        let upright = try fetch("--offline", "--decode", "ppm", "--colorspace", "original", url)
+        let turned = try NetpbmImage(Shell.output("djpeg -ppm '\(path)' | pamflip -cw"))
+        let uprightImage = try NetpbmImage(upright.stdout)
+        #expect((uprightImage.width, uprightImage.height) == (turned.width, turned.height))
+        #expect(uprightImage.samples == turned.samples, "upright: pamflip -cw of djpeg's")
+
+        let converted = try fetch("--offline", "--decode", "pam", url)
+        let reference = try ProfiledImages.tificc(upright.stdout, profile: ProfiledImages.adobeRGB, in: work)
+        let share = ProfiledImages.closeShare(try NetpbmImage(converted.stdout), reference, tolerance: 2)
+        #expect(share >= 0.99, "sRGB and upright: \(share) of pixels within ±2 of tificc")
+    }
 }

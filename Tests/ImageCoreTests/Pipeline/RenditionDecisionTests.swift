@@ -72,4 +72,26 @@ import Testing
             #expect((image.width, image.height) == (orient ? (16, 24) : (24, 16)), "orient \(orient)")
         }
     }
+
+    /// `writePixels` (`fetch --decode ppm|pam`, streamed) decodes as the
+    /// request asks, not as the manager's decoder would: orientation and
+    /// colour space, against the manager's own full decode for each.
+    @Test func streamedPixelsFollowTheRequestNotTheDecoder() async throws {
+        let manager = try manager()
+        for orient in [false, true] {
+            var rendition = ImageRendition()
+            rendition.appliesOrientation = orient
+            rendition.colourSpace = .srgb
+            var request = ImageRequest(url: server.url("/o.webp"))
+            request.render(rendition)
+            let response = try await manager.load(request)
+            let streamed = Collected()
+            try manager.writePixels(of: response, for: request, as: .pam) { streamed.bytes += $0 }
+            let pam = try NetpbmImage(streamed.bytes)
+            #expect((pam.width, pam.height) == (orient ? (16, 24) : (24, 16)), "orient \(orient)")
+            let whole = try ImageDecoder(appliesOrientation: orient, colourSpace: .srgb).decode(turned, frame: nil)
+            let same = pam.samples == whole.frames[0].pixels
+            #expect(same, "orient \(orient): not the request's pixels")
+        }
+    }
 }
