@@ -39,13 +39,22 @@ final class SeaweedFSProcess: @unchecked Sendable {
     static let secretKey = "imgcache/Test+Secret/0123456789abcdef"
 
     /// The run's server, started by the first test that asks.
+    /// Its directory goes with it: a static is never deinitialised, and the
+    /// directory (data, logs, sockets) was left in /tmp by every run.
     static let shared: Result<SeaweedFSProcess, any Error> = Result {
         let server = try SeaweedFSProcess()
         sharedPID = server.process.processIdentifier
-        atexit { if SeaweedFSProcess.sharedPID > 0 { kill(SeaweedFSProcess.sharedPID, SIGKILL) } }
+        sharedWork = server.work.path
+        atexit {
+            guard SeaweedFSProcess.sharedPID > 0 else { return }
+            kill(SeaweedFSProcess.sharedPID, SIGKILL)
+            waitpid(SeaweedFSProcess.sharedPID, nil, 0)
+            if let work = SeaweedFSProcess.sharedWork { try? FileManager.default.removeItem(atPath: work) }
+        }
         return server
     }
     nonisolated(unsafe) private static var sharedPID: Int32 = 0
+    nonisolated(unsafe) private static var sharedWork: String?
 
     private init() throws {
         work = try TemporaryDirectory()
@@ -70,9 +79,15 @@ final class SeaweedFSProcess: @unchecked Sendable {
             "-filer", "-s3", "-s3.config=\(work.path)/s3.json", "-volume.max=0", "-master.volumeSizeLimitMB=64",
         ]
         arguments += zip(named, ports).map { "-\($0)=\($1)" }
+        // Its UNIX sockets in its own directory, not /tmp: the two it names
+        // by flags, and the gRPC ones it makes in $TMPDIR.
+        arguments += ["-filer.localSocket=\(work.path)/filer.sock", "-s3.localSocket=\(work.path)/s3.sock"]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LoopbackServices.weed)
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = work.path
+        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
