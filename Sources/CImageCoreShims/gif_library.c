@@ -2,6 +2,7 @@
 // cache hit never decodes a GIF. A giflib function used from Swift or C
 // that is missing here fails the link: add one line below.
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 #include <gif_lib.h>
 
@@ -49,3 +50,7 @@ IMGCACHE_SYMBOLS(GIF_FUNCTIONS);
 static imgcache_library library =
     IMGCACHE_LIBRARY("libgif.so.7", "cannot load giflib (install libgif7)", "", symbols, NULL);
 GIF_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_gif_library_load(char *error) { return imgcache_library_load(&library, error); }

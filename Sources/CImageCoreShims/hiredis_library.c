@@ -1,6 +1,7 @@
 // hiredis, loaded on first use (library_loader.h says how and why): only a
 // run with a Redis remote storage connects to one.
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 #include <hiredis/hiredis.h>
 
@@ -24,3 +25,7 @@ static imgcache_library library =
     IMGCACHE_LIBRARY("libhiredis.so." HIREDIS_TEXT(HIREDIS_SONAME),
                      "cannot load hiredis (install libhiredis" HIREDIS_TEXT(HIREDIS_SONAME) ")", "", symbols, NULL);
 HIREDIS_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_hiredis_library_load(char *error) { return imgcache_library_load(&library, error); }

@@ -1,6 +1,7 @@
 // libjpeg(-turbo), loaded on first use (library_loader.h says how and why):
 // a warm cache hit never decodes or encodes a JPEG. jpeg_shims.c calls it.
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 #include <stdio.h>
 
@@ -45,3 +46,7 @@ IMGCACHE_SYMBOLS(JPEG_FUNCTIONS);
 static imgcache_library library =
     IMGCACHE_LIBRARY(JPEG_SONAME, "cannot load libjpeg (install " JPEG_PACKAGE ")", "", symbols, NULL);
 JPEG_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_jpeg_library_load(char *error) { return imgcache_library_load(&library, error); }

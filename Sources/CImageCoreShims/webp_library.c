@@ -3,6 +3,7 @@
 // Swift that is missing here fails the link: add one line below (the
 // header's inline WebPConfigInit and friends call the ...Internal ones).
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 // The header would declare each function visible; ours are hidden (library_loader.h).
 #define WEBP_EXTERN extern
@@ -42,3 +43,7 @@ IMGCACHE_SYMBOLS(WEBP_FUNCTIONS);
 static imgcache_library library =
     IMGCACHE_LIBRARY("libwebp.so.7", "cannot load libwebp (install libwebp7)", "", symbols, NULL);
 WEBP_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_webp_library_load(char *error) { return imgcache_library_load(&library, error); }

@@ -1,5 +1,6 @@
 // libwebpdemux (animated WebP, chunks), loaded on first use: see webp_library.c.
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 // The header would declare each function visible; ours are hidden (library_loader.h).
 #define WEBP_EXTERN extern
@@ -31,3 +32,7 @@ IMGCACHE_SYMBOLS(WEBPDEMUX_FUNCTIONS);
 static imgcache_library library =
     IMGCACHE_LIBRARY("libwebpdemux.so.2", "cannot load libwebpdemux (install libwebpdemux2)", "", symbols, NULL);
 WEBPDEMUX_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_webpdemux_library_load(char *error) { return imgcache_library_load(&library, error); }

@@ -1,5 +1,6 @@
 // libwebpmux (animated WebP encoding, ICC chunks), loaded on first use: see webp_library.c.
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 // The header would declare each function visible; ours are hidden (library_loader.h).
 #define WEBP_EXTERN extern
@@ -28,3 +29,7 @@ IMGCACHE_SYMBOLS(WEBPMUX_FUNCTIONS);
 static imgcache_library library =
     IMGCACHE_LIBRARY("libwebpmux.so.3", "cannot load libwebpmux (install libwebpmux3)", "", symbols, NULL);
 WEBPMUX_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_webpmux_library_load(char *error) { return imgcache_library_load(&library, error); }

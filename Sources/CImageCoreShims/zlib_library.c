@@ -1,6 +1,7 @@
 // zlib (PNG's iCCP and CRC-32, outside libpng), loaded on first use
 // (library_loader.h says how and why); libpng loads the same copy.
 #include "library_loader.h"
+#include "codec_libraries.h"
 
 #include <zlib.h>
 
@@ -18,3 +19,7 @@ IMGCACHE_SYMBOLS(ZLIB_FUNCTIONS);
 static imgcache_library library =
     IMGCACHE_LIBRARY("libz.so.1", "cannot load zlib (install zlib1g)", "", symbols, NULL);
 ZLIB_FUNCTIONS(IMGCACHE_FORWARD, IMGCACHE_FORWARD_VOID, IMGCACHE_FORWARD_NORETURN)
+
+// Why: a missing library is the error of the image (or store) that needed it,
+// reported before the first forwarder could end the process (codec_libraries.h).
+int imgcache_zlib_library_load(char *error) { return imgcache_library_load(&library, error); }

@@ -11,6 +11,7 @@
 #include "jxl_shims.h"
 #include "heif_shims.h"
 #include "lcms_shims.h"
+#include "codec_libraries.h"
 
 // Why libcurl is loaded with dlopen: linking it pulls in about 30 shared
 // libraries (GnuTLS, Kerberos, LDAP, ...) whose constructors cost 5 ms at

@@ -180,9 +180,14 @@ public struct ImageDecoder: ImageDecoding {
         return single
     }
 
+    /// The format `bytes` are in, once the libraries its decoder calls are
+    /// loaded (a missing one is this image's `.image` error, not the end of
+    /// the process: `CodecLibrary`).
     static func format(of bytes: [UInt8]) throws -> ImageFormat {
         switch ImageFormat.sniff(bytes) {
-        case .supported(let format): return format
+        case .supported(let format):
+            try CodecLibrary.require(CodecLibrary.decoding(format), to: "decode \(format.rawValue.uppercased())")
+            return format
         case .unsupported(let name): throw ImageCoreError(.image, "unsupported image format (\(name))")
         case .notAnImage(let what): throw ImageCoreError(.image, what)
         }

@@ -26,6 +26,7 @@ private func encodePixels(
     _ image: DecodedImage, as format: OutputFormat.Encoding, quality: Int?, limits: DecodingLimits
 ) throws -> [UInt8] {
     let animated = image.frames.count > 1 && format.isAnimatable
+    try CodecLibrary.require(CodecLibrary.encoding(format), to: "encode \(format.rawValue.uppercased())")
     try limits.check(width: image.width, height: image.height, frames: animated ? image.frames.count : 1)
     let pixels = image.frames[0].pixels
     switch format {

@@ -1,4 +1,5 @@
 internal import CHiredis
+internal import CImageCoreShims
 
 #if canImport(Glibc)
     import Glibc
@@ -23,6 +24,14 @@ final class RedisConnection: @unchecked Sendable {
     /// Connects with `connectTimeout`, then sets `timeout` for every command.
     /// The corresponding C functions are `redisConnectWithTimeout` and `redisSetTimeout`.
     init(host: String, port: Int, connectTimeout: Double, timeout: Double) throws {
+        // hiredis loaded here, not by its first forwarder, so that a missing
+        // one is this store's failure (skipped, the origin serves) rather than
+        // the end of the process. The corresponding C function is `imgcache_hiredis_library_load`.
+        var message = [CChar](repeating: 0, count: 256)
+        guard imgcache_hiredis_library_load(&message) == 0 else {
+            throw ImageCoreError(
+                .network, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         guard let context = redisConnectWithTimeout(host, Int32(port), Self.makeTimeval(connectTimeout)) else {
             throw ImageCoreError(.network, "cannot allocate a Redis connection")
         }

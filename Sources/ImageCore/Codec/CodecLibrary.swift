@@ -1,0 +1,63 @@
+internal import CImageCoreShims
+
+/// The C libraries the codecs call by their own names (`<library>_library.c`),
+/// loaded here before a format's first call into them, so that a missing one
+/// is the error of the image that needed it (`.image`, exit 5: this machine
+/// cannot read or write that format) and the rest of the run goes on. The
+/// forwarders would end the process instead, as the dynamic loader would have
+/// at start. libavif, libjxl and libheif report a missing library themselves.
+enum CodecLibrary: CaseIterable {
+    case jpeg, png, zlib, gif, webp, webpDemux, webpMux
+
+    /// What decoding (and inspecting) `format` calls.
+    static func decoding(_ format: ImageFormat) -> [CodecLibrary] {
+        switch format {
+        case .jpeg: [.jpeg]
+        case .png: [.png, .zlib]
+        case .gif: [.gif]
+        case .webp: [.webp, .webpDemux]
+        case .avif, .jxl, .heif: []
+        }
+    }
+
+    /// What encoding `format` calls, its profile's embedding included.
+    static func encoding(_ format: OutputFormat.Encoding) -> [CodecLibrary] {
+        switch format {
+        case .jpeg: [.jpeg]
+        case .png: [.png, .zlib]
+        case .gif: [.gif]
+        case .webp: [.webp, .webpMux]
+        case .avif, .jxl: []
+        }
+    }
+
+    /// Loads each of `libraries` (once per process; later calls answer from
+    /// the first). Throws `.image` naming `what` ("decode GIF") and the
+    /// library, never remembered on the failed list (`isTransient`): installing
+    /// the library is the cure, not waiting a day.
+    static func require(_ libraries: [CodecLibrary], to what: String) throws {
+        for library in libraries {
+            if let missing = library.loadFailure() {
+                throw ImageCoreError(.image, "cannot \(what): \(missing)", isTransient: true)
+            }
+        }
+    }
+
+    /// Why the library cannot be loaded, or nil once it is.
+    /// The corresponding C functions are `imgcache_<library>_library_load`.
+    private func loadFailure() -> String? {
+        var message = [CChar](repeating: 0, count: 256)
+        let loaded =
+            switch self {
+            case .jpeg: imgcache_jpeg_library_load(&message)
+            case .png: imgcache_png_library_load(&message)
+            case .zlib: imgcache_zlib_library_load(&message)
+            case .gif: imgcache_gif_library_load(&message)
+            case .webp: imgcache_webp_library_load(&message)
+            case .webpDemux: imgcache_webpdemux_library_load(&message)
+            case .webpMux: imgcache_webpmux_library_load(&message)
+            }
+        guard loaded != 0 else { return nil }
+        return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
