@@ -44,17 +44,20 @@ final class SeaweedFSProcess: @unchecked Sendable {
     static let shared: Result<SeaweedFSProcess, any Error> = Result {
         let server = try SeaweedFSProcess()
         sharedPID = server.process.processIdentifier
-        sharedWork = server.work.path
+        sharedFiles = [server.work.path] + server.grpcSockets
         atexit {
             guard SeaweedFSProcess.sharedPID > 0 else { return }
             kill(SeaweedFSProcess.sharedPID, SIGKILL)
             waitpid(SeaweedFSProcess.sharedPID, nil, 0)
-            if let work = SeaweedFSProcess.sharedWork { try? FileManager.default.removeItem(atPath: work) }
+            for file in SeaweedFSProcess.sharedFiles { try? FileManager.default.removeItem(atPath: file) }
         }
         return server
     }
     nonisolated(unsafe) private static var sharedPID: Int32 = 0
-    nonisolated(unsafe) private static var sharedWork: String?
+    nonisolated(unsafe) private static var sharedFiles: [String] = []
+    /// The UNIX sockets weed makes for its gRPC ports in /tmp whatever
+    /// TMPDIR says (no flag names them), removed with its directory.
+    private let grpcSockets: [String]
 
     private init() throws {
         work = try TemporaryDirectory()
@@ -79,15 +82,15 @@ final class SeaweedFSProcess: @unchecked Sendable {
             "-filer", "-s3", "-s3.config=\(work.path)/s3.json", "-volume.max=0", "-master.volumeSizeLimitMB=64",
         ]
         arguments += zip(named, ports).map { "-\($0)=\($1)" }
-        // Its UNIX sockets in its own directory, not /tmp: the two it names
-        // by flags, and the gRPC ones it makes in $TMPDIR.
+        // Its UNIX sockets in its own directory, not /tmp, where flags name them.
         arguments += ["-filer.localSocket=\(work.path)/filer.sock", "-s3.localSocket=\(work.path)/s3.sock"]
+        grpcSockets = zip(named, ports).compactMap { name, port in
+            guard name.hasSuffix(".port.grpc") else { return nil }
+            return "/tmp/seaweedfs-\(name.prefix { $0 != "." })-grpc-\(port).sock"
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LoopbackServices.weed)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = work.path
-        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
