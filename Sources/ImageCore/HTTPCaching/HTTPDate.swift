@@ -4,6 +4,7 @@ package enum HTTPDate {
 
     /// Seconds since 1970 for an HTTP date; nil if it is not one.
     package static func parse(_ text: String) -> Double? {
+        if let seconds = parseFixdate(text) { return seconds }
         let words = text.split { $0 == " " || $0 == "," || $0 == "-" }.map { $0.lowercased() }
         // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" and RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT"
         // become [weekday, day, month, year, time, gmt]; asctime "Sun Nov  6 08:49:37 1994"
@@ -25,6 +26,50 @@ package enum HTTPDate {
         return Double(
             daysSinceEpoch(year: year, month: month + 1, day: day) * 86400
                 + clock[0] * 3600 + clock[1] * 60 + clock[2])
+    }
+
+    /// An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT", what servers send)
+    /// read from its bytes in place; nil for anything else, which `parse`
+    /// reads word by word. Splitting and lower-casing words cost 13 k
+    /// instructions a date, and a cold download parses two (Date and
+    /// Last-Modified). Whatever this accepts, the word reader reads alike.
+    private static func parseFixdate(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            guard bytes.count == 29 else { return nil }
+            func isLetter(_ byte: UInt8) -> Bool {
+                (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = bytes[index] &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            let separators: [(Int, UInt8)] = [
+                (3, UInt8(ascii: ",")), (4, UInt8(ascii: " ")), (7, UInt8(ascii: " ")), (11, UInt8(ascii: " ")),
+                (16, UInt8(ascii: " ")), (19, UInt8(ascii: ":")), (22, UInt8(ascii: ":")), (25, UInt8(ascii: " ")),
+                (26, UInt8(ascii: "G")), (27, UInt8(ascii: "M")), (28, UInt8(ascii: "T")),
+            ]
+            guard separators.allSatisfy({ bytes[$0.0] == $0.1 }), (0..<3).allSatisfy({ isLetter(bytes[$0]) }),
+                (8..<11).allSatisfy({ isLetter(bytes[$0]) })
+            else { return nil }
+            let name = (bytes[8] | 0x20, bytes[9] | 0x20, bytes[10] | 0x20)
+            guard
+                let month = months.firstIndex(where: {
+                    let month = Array($0.utf8)
+                    return (month[0], month[1], month[2]) == name
+                }),
+                let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19),
+                let minute = number(20..<22), let second = number(23..<25),
+                (1...31).contains(day), year >= 1, hour < 24, minute < 60, second < 61
+            else { return nil }
+            return Double(
+                daysSinceEpoch(year: year, month: month + 1, day: day) * 86400 + hour * 3600 + minute * 60 + second)
+        }
     }
 
     /// Formats seconds since 1970 as an IMF-fixdate.
