@@ -7,8 +7,9 @@ extension ImageManager {
     /// no task per URL and wakes no thread. Nil when `load` must run; a disk
     /// miss is marked on `request`, so that `load` does not look again (it
     /// counts the miss).
-    func answerFromCache(_ request: inout ImageRequest) -> ImageResponse? {
-        switch try? lookup.look(request, key: key(for: request.url), .hitsOnly) {
+    /// `key` is `key(for: request.url)`, which the caller keeps for `load`.
+    func answerFromCache(_ request: inout ImageRequest, key: CacheKey) -> ImageResponse? {
+        switch try? lookup.look(request, key: key, .hitsOnly) {
         case .hit(var found):
             // Read back from the entry (or made once): a warm run decodes nothing.
             // One that cannot be made is left to `load`, which reports why.

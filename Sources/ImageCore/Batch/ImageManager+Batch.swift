@@ -5,10 +5,15 @@ extension ImageManager {
     /// Loads one image and measures how long it took; never throws, so a
     /// batch can carry on past a failure.
     public func timedLoad(_ request: ImageRequest) async -> ImageLoadResult {
+        await timedLoad(request, key: key(for: request.url))
+    }
+
+    /// `timedLoad`, with the URL's key already made.
+    func timedLoad(_ request: ImageRequest, key: CacheKey) async -> ImageLoadResult {
         let start = MonotonicClock.now()
         let outcome: Result<ImageResponse, ImageCoreError>
         do {
-            outcome = .success(try await load(request))
+            outcome = .success(try await load(request, key: key))
         } catch {
             outcome = .failure(ImageCoreError(reporting: error))
         }

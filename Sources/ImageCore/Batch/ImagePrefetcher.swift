@@ -112,11 +112,13 @@ public struct ImagePrefetcher: Sendable {
                 let url = String(line.trimmingSpaces())
                 if url.isEmpty || url.hasPrefix("#") { continue }
                 var request = makeRequest(url)
+                // One key a URL, for the look-up, the count and the load.
+                let key = manager.key(for: url)
                 // A hit is answered here: no task, no thread woken.
                 let start = MonotonicClock.now()
-                if let response = manager.answerFromCache(&request) {
+                if let response = manager.answerFromCache(&request, key: key) {
                     tally.total += 1
-                    seen.insert(manager.key(for: url).string)
+                    seen.insert(key.string)
                     if !seen.isEstimate { tally.distinct = seen.count }
                     let answered = ImageLoadResult(
                         url: url, outcome: .success(response), durationMs: (MonotonicClock.now() - start) * 1000)
@@ -136,9 +138,9 @@ public struct ImagePrefetcher: Sendable {
                     break
                 }
                 tally.total += 1
-                seen.insert(manager.key(for: url).string)
+                seen.insert(key.string)
                 if !seen.isEstimate { tally.distinct = seen.count }
-                group.addTask { [request] in await manager.timedLoad(request).storedOrFailed }
+                group.addTask { [request] in await manager.timedLoad(request, key: key).storedOrFailed }
                 inFlight += 1
                 progressed(tally)
             }
