@@ -107,9 +107,18 @@ extension CacheEntry {
             guard let value else { return }
             bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             bytes.append(UInt8(ascii: " "))
-            // Only a value with a byte that can start a newline character is filtered.
-            let mayBreak = value.utf8.contains { (0x0A...0x0D).contains($0) || $0 == 0xC2 || $0 == 0xE2 }
-            bytes.append(contentsOf: mayBreak ? Array(value.filter { !$0.isNewline }.utf8) : Array(value.utf8))
+            // Only a value with a byte that can start a newline character is
+            // filtered; any other is appended as it is, with no array between.
+            var mayBreak = false
+            for byte in value.utf8 where (0x0A...0x0D).contains(byte) || byte == 0xC2 || byte == 0xE2 {
+                mayBreak = true
+                break
+            }
+            if mayBreak {
+                bytes.append(contentsOf: value.filter { !$0.isNewline }.utf8)
+            } else {
+                bytes.append(contentsOf: value.utf8)
+            }
             bytes.append(Self.newline)
         }
         bytes.append(contentsOf: Self.magic.utf8)
