@@ -122,10 +122,12 @@ if wants cold; then
 	for c in prefetch curlz; do
 		declare -n cmd=$c
 		fresh
-		strace -f -o "$W/trace.txt" "${cmd[@]}" >/dev/null 2>&1 || true
-		total=$(grep -vc -e 'resumed>' -e '^[0-9]* +++' -e '^[0-9]* ---' "$W/trace.txt" || true)
-		awk '{ sub(/^[0-9]+ +/, ""); if ($0 ~ /resumed>|^\+\+\+|^---/) next; name = $0; sub(/\(.*/, "", name); calls[name]++; if ($0 ~ /= -1 E/) fails[name]++ }
-			END { for (n in calls) print n, calls[n], fails[n] + 0 }' "$W/trace.txt" > "$W/calls-$c.txt"
+		# strace's own count (-c): calls and errors per system call. Parsing a
+		# -f trace instead missed every failure whose result came on a
+		# "<... resumed>" line (a failing openat of another thread's making).
+		strace -f -c -o "$W/summary.txt" "${cmd[@]}" >/dev/null 2>&1 || true
+		awk 'NF >= 5 && $NF != "total" && $4 ~ /^[0-9]+$/ { print $NF, $4, (NF >= 6 ? $5 : 0) }' "$W/summary.txt" > "$W/calls-$c.txt"
+		total=$(awk '{ s += $2 } END { print s + 0 }' "$W/calls-$c.txt")
 		fs=$(awk -v re="$FS" '$1 ~ re { s += $2 } END { print s + 0 }' "$W/calls-$c.txt")
 		fs_failed=$(awk -v re="$FS" '$1 ~ re { s += $3 } END { print s + 0 }' "$W/calls-$c.txt")
 		openat_failed=$(awk '$1 == "openat" { print $3 + 0 }' "$W/calls-$c.txt")
