@@ -81,8 +81,10 @@ extension HTTPRemoteStorage: RemoteLeasing {
 
     /// Why the store can hold no leases, nil if it can (probed once).
     private func leaseRefusal() async throws -> String? {
-        try await leaseProbe.refusal { [self] body, conditions in
-            try await write(ConditionalPutProbe.objectName, body, conditions: conditions)
-        }
+        try await leaseProbe.refusal(
+            write: { [self] name, body, conditions in
+                try await write(name, body, conditions: conditions)
+            },
+            remove: { [self] name in _ = try await delete(name) })
     }
 }

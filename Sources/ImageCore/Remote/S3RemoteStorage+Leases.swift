@@ -73,10 +73,13 @@ extension S3RemoteStorage: RemoteLeasing {
     private func leaseName(_ name: String) -> String { "\(name).lease" }
 
     /// Why the store can hold no leases, nil if it can (probed once, with
-    /// lease patience: the probe's PUTs may race other machines').
+    /// lease patience: a server busy with racing conditional writes may
+    /// hold the probe's too).
     private func leaseRefusal() async throws -> String? {
-        try await leaseProbe.refusal { [self] body, conditions in
-            try await write(ConditionalPutProbe.objectName, body, conditions: conditions, patient: true)
-        }
+        try await leaseProbe.refusal(
+            write: { [self] name, body, conditions in
+                try await write(name, body, conditions: conditions, patient: true)
+            },
+            remove: { [self] name in _ = try await delete(name) })
     }
 }

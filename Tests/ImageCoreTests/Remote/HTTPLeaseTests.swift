@@ -46,7 +46,11 @@ struct HTTPLeaseTests {
         let apache = try ApacheProcess()
         let (mine, theirs) = (try storage(apache.url), try storage(apache.url))
         #expect(try await mine.acquireLease(key.hash, token: "mine", duration: 600) == .acquired)
-        #expect(apache.log.contains("412 PUT /imgcache/1/lease-probe"), "\(apache.log)")
+        // The probe's object is its own, and gone once it has answered.
+        #expect(apache.log.contains { $0.hasPrefix("412 PUT /imgcache/1/lease-probe-") }, "\(apache.log)")
+        #expect(apache.log.contains { $0.hasPrefix("204 DELETE /imgcache/1/lease-probe-") }, "\(apache.log)")
+        let objects = try FileManager.default.contentsOfDirectory(atPath: apache.objectPath(""))
+        #expect(!objects.contains { $0.hasPrefix("lease-probe") }, "\(objects)")
         guard case .held(let remaining?) = try await theirs.acquireLease(key.hash, token: "theirs", duration: 600)
         else {
             Issue.record("a held lease was granted again, or its time is unknown")
