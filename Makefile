@@ -32,7 +32,7 @@ BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 DEB_PACKAGES = libcurl4-openssl-dev libpng-dev libgif-dev libwebp-dev libavif-dev nettle-dev libxxhash-dev pkg-config \
 	libjpeg-turbo-progs webp netpbm giflib-tools curl python3 openssl hyperfine groff-base mandoc \
 	libhiredis-dev nginx-light apache2 redis-server libavif-bin gifsicle fish libheif-dev libheif-examples python3-blurhash \
-	liblcms2-dev liblcms2-utils icc-profiles-free libgs-common zlib1g-dev libjxl-dev libjxl-tools python3-venv
+	liblcms2-dev liblcms2-utils icc-profiles-free libgs-common zlib1g-dev libjxl-dev libjxl-tools python3-venv strace
 # Decided from /etc/os-release, not apt-cache: on a fresh machine apt's lists
 # are empty until the first apt-get update, so every look-up fails.
 JPEG_DEV = $(shell sh scripts/jpeg-dev-package.sh)
@@ -95,7 +95,7 @@ bench: build
 # table on the stderr of every binary a test runs, which the tests compare.
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	IMGCACHE_TEST_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 		$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DTHREAD_SANITIZER --build-path .build/tsan
 	IMGCACHE_TEST_SANITIZER=thread TSAN_OPTIONS=halt_on_error=1 \
