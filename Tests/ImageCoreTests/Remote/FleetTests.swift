@@ -32,7 +32,7 @@ struct FleetTests {
         // Apache checks If-None-Match before writing, not atomically with the
         // write: PUTs racing within a millisecond or two can both win, and the
         // read-back after the PUT catches most, not all (30–34 GETs in 10 runs).
-        // Under ThreadSanitizer, beside the other suites, Apache's window
+        // Under a sanitizer, beside the other suites, Apache's window
         // widens with the starved machine (44 once in CI); without leases
         // the six machines would make up to 180.
         try sixMachinesDownloadEachURLOnce(sharing: apache.url, extraDownloads: upperTimeBoundsHold ? 6 : 20)
@@ -64,7 +64,7 @@ struct FleetTests {
         try images.keys.sorted().joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let machines = try (0..<6).map { _ in try TemporaryDirectory() }
         let logs = machines.indices.map { "\(work.path)/machine\($0).log" }
-        // Under ThreadSanitizer a process can stall for many seconds (see
+        // Under a sanitizer a process can stall for many seconds (see
         // `upperTimeBoundsHold`), long enough for a holder's 6 s lease to run
         // out between renewals and another machine to take it over, as it
         // should. That is the killed-holder tests' subject; here the lease

@@ -104,7 +104,7 @@ struct LeaseTests {
             return
         }
         // Taken at expiry, not before. The upper bound leaves room for a
-        // starved test, but not for ThreadSanitizer's pace (a CI-like run
+        // starved test, but not for a sanitizer's pace (a CI-like TSan run
         // waited 39 s there): the lease taken is the state checked there.
         #expect(waited > 1.0, "\(waited) s")
         if upperTimeBoundsHold {

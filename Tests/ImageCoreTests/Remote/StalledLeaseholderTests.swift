@@ -56,7 +56,11 @@ struct StalledLeaseholderTests {
         let holder = try CLI.start(
             ["fetch", "--remote-storage", shared, "-o", outputs[0], url], cacheDir: caches[0].path,
             stdinPath: "/dev/null", environment: environment)
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        defer {
+            // Waited for, so Foundation lets the Process go (LeakSanitizer saw it alive at exit).
+            if holder.isRunning { kill(holder.processIdentifier, SIGKILL) }
+            holder.waitUntilExit()
+        }
         #expect(try poll { try leaseExists(hash) && origin.requestCount(for: "/stalled.png") == 1 })
         kill(holder.processIdentifier, SIGSTOP)
         // The lease runs out unrenewed; the next machine waits for it, takes it over and downloads.
@@ -66,7 +70,7 @@ struct StalledLeaseholderTests {
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stderr.contains("took the download lease"), "\(next.stderr)")
         kill(holder.processIdentifier, SIGCONT)
-        while holder.isRunning { usleep(10_000) }
+        holder.waitUntilExit()
         #expect(holder.terminationStatus == 0)
         #expect(origin.requestCount(for: "/stalled.png") == 2)
         // The woken holder neither freed the next machine's lease nor left its own.

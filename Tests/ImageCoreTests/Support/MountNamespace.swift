@@ -32,7 +32,7 @@ enum MountNamespace {
 
     /// Runs `script` with `sh -e`; `environment` adds variables (paths, URLs)
     /// and `IMGCACHE` is always the built executable. A script runs dozens
-    /// of processes one after another: under ThreadSanitizer, beside the
+    /// of processes one after another: under a sanitizer, beside the
     /// other suites, DiskFullTests' took over 120 s, so a hang is caught
     /// there at 15 min.
     static func run(
