@@ -7,7 +7,7 @@ import ImageCore
 
 extension IMGCacheCommand {
     /// The subcommands' names, and `help`.
-    static let subcommandNames: Set<String> = Set(configuration.subcommands.map { $0._commandName } + ["help"])
+    static let subcommandNames: [String] = configuration.subcommands.map { $0._commandName } + ["help"]
 
     /// The subcommand a normalized command line names, if any.
     static func subcommand(in arguments: [String]) -> String? {

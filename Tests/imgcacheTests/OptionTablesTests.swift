@@ -44,13 +44,13 @@ import Testing
     @Test func theShortOptionsTakingAValueAreTheParsers() throws {
         let letters = try Self.defined(IMGCacheCommand._dumpHelp()).filter(\.takesValue).flatMap(\.names)
             .filter { $0.count == 2 }.map { $0.last! }
-        #expect(Set(letters) == ArgumentNormalizer.shortOptionsTakingValue)
+        #expect(Set(letters) == Set(ArgumentNormalizer.shortOptionsTakingValue))
     }
 
     @Test func theGlobalOptionsAreTheParsers() throws {
         let globals = try Self.defined(Globals._dumpHelp())
-        #expect(Set(globals.filter(\.takesValue).flatMap(\.names)) == ArgumentNormalizer.globalOptionsTakingValue)
-        #expect(Set(globals.filter { !$0.takesValue }.flatMap(\.names)) == ArgumentNormalizer.globalFlags)
+        #expect(Set(globals.filter(\.takesValue).flatMap(\.names)) == Set(ArgumentNormalizer.globalOptionsTakingValue))
+        #expect(Set(globals.filter { !$0.takesValue }.flatMap(\.names)) == Set(ArgumentNormalizer.globalFlags))
     }
 
     @Test func theWarmHitsOptionsAreFetchsOwn() throws {

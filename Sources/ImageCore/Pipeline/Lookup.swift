@@ -48,7 +48,7 @@ struct Lookup: Sendable {
         case unreadable(ImageCoreError)
     }
 
-    let memory: MemoryCache<String, Remembered>
+    let memory: MemoryCache<Remembered>
     let disk: DiskCache
     let limits: RunLimits
     let statistics: Statistics

@@ -14,20 +14,25 @@ enum ArgumentNormalizer {
     /// The short options, of any subcommand, that take a value. These tables
     /// are read before the parser is (and on the warm hit, which never loads
     /// it); `OptionTablesTests` proves each equal to the parser's own
-    /// definitions (its ToolInfo), not to its help text.
-    static let shortOptionsTakingValue: Set<Character> = ["j", "o", "H", "u"]
+    /// definitions (its ToolInfo), not to its help text. Arrays, not sets:
+    /// the warm hit reads them, and the first `Set` or `Dictionary` of an
+    /// element type makes the Swift runtime search every protocol
+    /// conformance in the binary for its `Hashable` (about 200 000
+    /// instructions each, callgrind), where a search of a short array is a
+    /// few dozen.
+    static let shortOptionsTakingValue: [Character] = ["j", "o", "H", "u"]
 
     /// The global options that take a value (as `--name value` or `--name=value`).
-    static let globalOptionsTakingValue: Set<String> = ["--cache-dir", "--remote-storage"]
+    static let globalOptionsTakingValue: [String] = ["--cache-dir", "--remote-storage"]
 
     /// The global flags (`-q` and `-v` may also be clustered: `-qv` is refused later, as it should be).
-    static let globalFlags: Set<String> = [
+    static let globalFlags: [String] = [
         "-q", "--quiet", "-v", "--verbose", "--json", "--progress", "--no-progress",
         "--no-remote-storage",
     ]
 
     /// `arguments` (without the program name), rewritten.
-    static func normalize(_ arguments: [String], subcommands: Set<String>) -> [String] {
+    static func normalize(_ arguments: [String], subcommands: [String]) -> [String] {
         moveGlobalOptions(splitAttachedValues(arguments), subcommands: subcommands)
     }
 
@@ -73,7 +78,7 @@ enum ArgumentNormalizer {
     /// Moves the global options before the first word after them, when that
     /// word is a subcommand, to just after it. Before `help`, they are dropped:
     /// help does not use them.
-    static func moveGlobalOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {
+    static func moveGlobalOptions(_ arguments: [String], subcommands: [String]) -> [String] {
         var globals: [String] = []
         var index = 0
         while index < arguments.count {
@@ -101,14 +106,14 @@ enum ArgumentNormalizer {
 
     /// What swift-argument-parser's root command takes: help, version, and
     /// what `make man` and the completion scripts ask it for.
-    static let rootOptions: Set<String> = [
+    static let rootOptions: [String] = [
         "--help", "-h", "--version", "--generate-completion-script", "--experimental-dump-help",
     ]
 
     /// The first option before the subcommand that is not a global option
     /// (`imgcache --cache-dir d --timeout 60 prefetch`), if any: it belongs
     /// after the subcommand, or nowhere. `rootOptions` are the root command's own.
-    static func unknownOptionBeforeSubcommand(_ arguments: [String], subcommands: Set<String>) -> String? {
+    static func unknownOptionBeforeSubcommand(_ arguments: [String], subcommands: [String]) -> String? {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]

@@ -16,7 +16,9 @@ struct WarmHitPlan: Equatable {
     /// The options the plan reads, each with every name the argument parser
     /// gives it for `fetch` and whether it takes a value. A table here, not
     /// the parser's, which the warm hit never loads; `OptionTablesTests`
-    /// proves it equal to the parser's definitions (its ToolInfo).
+    /// proves it equal to the parser's definitions (its ToolInfo). `init`
+    /// reads the values by position: output, cache directory, quiet,
+    /// verbose, no progress.
     static let options: [(names: [String], takesValue: Bool)] = [
         (["-o", "--output"], true), (["--cache-dir"], true), (["-q", "--quiet"], false),
         (["-v", "--verbose"], false), (["--no-progress"], false),
@@ -25,22 +27,24 @@ struct WarmHitPlan: Equatable {
     init?(arguments: [String]) {
         let words = ArgumentNormalizer.normalize(arguments, subcommands: ["fetch"])
         guard words.first == "fetch" else { return nil }
-        var values: [String: String] = [:]
+        // One slot per option of `options`, not a dictionary (see
+        // `ArgumentNormalizer.shortOptionsTakingValue` on what a first
+        // `Dictionary` costs at start).
+        var values = [String?](repeating: nil, count: Self.options.count)
         var urls: [String] = []
         var index = 1
         while index < words.count {
             let word = words[index]
             index += 1
             let (name, attached) = Self.split(word)
-            guard let option = Self.options.first(where: { $0.names.contains(name) }) else {
+            guard let slot = Self.options.firstIndex(where: { $0.names.contains(name) }) else {
                 guard !word.hasPrefix("-") else { return nil }
                 urls.append(word)
                 continue
             }
             // Each option at most once, under whichever of its names.
-            let canonical = option.names.last!
-            guard values[canonical] == nil else { return nil }
-            if option.takesValue {
+            guard values[slot] == nil else { return nil }
+            if Self.options[slot].takesValue {
                 let value: String
                 if let attached {
                     value = attached
@@ -50,17 +54,14 @@ struct WarmHitPlan: Equatable {
                     index += 1
                 }
                 guard !value.isEmpty else { return nil }
-                values[canonical] = value
+                values[slot] = value
             } else {
                 guard attached == nil else { return nil }
-                values[canonical] = ""
+                values[slot] = ""
             }
         }
-        output = values["--output"]
-        cacheDirectory = values["--cache-dir"]
-        (quiet, verbose, noProgress) = (
-            values["--quiet"] != nil, values["--verbose"] != nil, values["--no-progress"] != nil
-        )
+        (output, cacheDirectory) = (values[0], values[1])
+        (quiet, verbose, noProgress) = (values[2] != nil, values[3] != nil, values[4] != nil)
         guard urls.count == 1, !(quiet && verbose), (try? validateURLs(urls)) != nil else { return nil }
         url = urls[0]
     }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct MemoryCacheTests {
     @Test func evictsLeastRecentlyUsedFirst() {
-        let cache = MemoryCache<String, Int>(costLimit: 30)
+        let cache = MemoryCache<Int>(costLimit: 30)
         cache.set(1, for: "a", cost: 10)
         cache.set(2, for: "b", cost: 10)
         cache.set(3, for: "c", cost: 10)
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func replacingAValueUpdatesItsCost() {
-        let cache = MemoryCache<String, Int>(costLimit: 100)
+        let cache = MemoryCache<Int>(costLimit: 100)
         cache.set(1, for: "a", cost: 60)
         cache.set(2, for: "a", cost: 20)
         #expect(cache.totalCost == 20)
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func refusesAValueCostlierThanTheLimit() {
-        let cache = MemoryCache<String, Int>(costLimit: 10)
+        let cache = MemoryCache<Int>(costLimit: 10)
         cache.set(1, for: "small", cost: 5)
         cache.set(2, for: "huge", cost: 11)
         #expect(cache.value(for: "huge") == nil)
