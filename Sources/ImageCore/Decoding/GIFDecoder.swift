@@ -7,9 +7,11 @@ internal import CGIF
 struct GIFDecoder {
     let limits: DecodingLimits
 
+    /// Header facts, every block walked to the trailer (`GIFStructure`,
+    /// which decodes nothing and loads no library): what a download must
+    /// pass before it is stored.
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
-        var discard = DiscardedFrames()
-        return try GIFFile(bytes).read(limits: limits, compositor: nil, into: &discard)
+        try GIFStructure.read(bytes, limits: limits)
     }
 
     /// Every frame, composited, held in memory.
@@ -30,13 +32,6 @@ struct GIFDecoder {
         let info = try file.read(limits: limits, compositor: &compositor, into: &sink)
         try sink.finish(loopCount: info.loopCount)
     }
-}
-
-/// A sink for a walk that reads no pixels.
-private struct DiscardedFrames: FrameSink {
-    func begin(width: Int, height: Int) {}
-    func write(frame: UnsafeRawBufferPointer, durationMilliseconds: Int) {}
-    func finish(loopCount: Int?) {}
 }
 
 /// Owns a giflib decoder reading from memory; all giflib calls live here.
@@ -62,11 +57,11 @@ final class GIFFile {
         DGifCloseFile(gif, &error)
     }
 
-    /// Walks every record. With a compositor, decodes each frame into it
-    /// and hands the composited canvas to `sink`; without one, skips the
-    /// pixel data. Returns the header facts.
+    /// Walks every record, decodes each frame into `compositor` and hands
+    /// the composited canvas to `sink`. Returns the header facts
+    /// (`GIFStructure` reads the same ones without decoding).
     func read(
-        limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>?,
+        limits: DecodingLimits, compositor: UnsafeMutablePointer<GIFCompositor>,
         into sink: inout some FrameSink
     ) throws -> ImageInfo {
         let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
@@ -87,20 +82,16 @@ final class GIFFile {
                 let desc = gif.pointee.Image
                 try limits.check(width: width, height: height, frames: frames)
                 try limits.check(width: Int(desc.Width), height: Int(desc.Height))
-                if let compositor {
-                    let indices = try readIndices(
-                        width: Int(desc.Width), height: Int(desc.Height), interlaced: desc.Interlace)
-                    let palette = desc.ColorMap.map { Self.palette($0, isLocal: true) } ?? global
-                    compositor.pointee.draw(
-                        indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
-                        height: Int(desc.Height), palette: palette.colours, control: control)
-                    try compositor.pointee.withCanvas {
-                        try sink.write(frame: $0, palette: palette, durationMilliseconds: control.delay * 10)
-                    }
-                    compositor.pointee.dispose()
-                } else {
-                    try skipPixelData()
+                let indices = try readIndices(
+                    width: Int(desc.Width), height: Int(desc.Height), interlaced: desc.Interlace)
+                let palette = desc.ColorMap.map { Self.palette($0, isLocal: true) } ?? global
+                compositor.pointee.draw(
+                    indices, left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width),
+                    height: Int(desc.Height), palette: palette.colours, control: control)
+                try compositor.pointee.withCanvas {
+                    try sink.write(frame: $0, palette: palette, durationMilliseconds: control.delay * 10)
                 }
+                compositor.pointee.dispose()
                 control = GIFCompositor.Control()
             case EXTENSION_RECORD_TYPE:
                 try readExtension(&control, &loopCount)
@@ -130,17 +121,6 @@ final class GIFFile {
                 try check(DGifGetLine(gif, base + row * width, Int32(width)))
             }
             count = width * height
-        }
-    }
-
-    /// Skips a frame's LZW data without decoding it. The corresponding C
-    /// functions are `DGifGetCode` and `DGifGetCodeNext`.
-    private func skipPixelData() throws {
-        var codeSize: Int32 = 0
-        var block: UnsafeMutablePointer<GifByteType>?
-        try check(DGifGetCode(gif, &codeSize, &block))
-        while block != nil {
-            try check(DGifGetCodeNext(gif, &block))
         }
     }
 
