@@ -18,7 +18,7 @@ struct HTTPLeaseObject {
     private static let magic = "imgcache-lease 1"
 
     /// A lease taken or renewed now for `duration` seconds.
-    init(token: String, duration: Double, now: Double = WallClock.now()) {
+    init(token: String, duration: Double, now: Double) {
         self.token = token
         self.expiry = now + duration
         self.duration = duration
@@ -56,7 +56,7 @@ struct HTTPLeaseObject {
 
     /// Seconds left at `now`: never more than the lease was taken for, so a
     /// holder whose clock runs ahead cannot keep others waiting longer.
-    func remaining(now: Double = WallClock.now()) -> Double {
+    func remaining(now: Double) -> Double {
         min(expiry - now, duration)
     }
 }

@@ -20,7 +20,7 @@
 extension HTTPRemoteStorage: RemoteLeasing {
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
         if let reason = try await leaseRefusal() { return .unsupported(reason) }
-        let lease = HTTPLeaseObject(token: token, duration: duration)
+        let lease = HTTPLeaseObject(token: token, duration: duration, now: clock.wallNow())
         // Twice at most: once more after freeing a lease that ran out, or one freed meanwhile.
         for _ in 0..<2 {
             let status = try await write(
@@ -30,10 +30,10 @@ extension HTTPRemoteStorage: RemoteLeasing {
                 // it: PUTs that arrive together can all succeed, the last
                 // rename winning. Reading the lease back finds the winner.
                 guard let written = try await readLease(name), written.lease?.token != token else { return .acquired }
-                return .held(remaining: written.lease?.remaining())
+                return .held(remaining: written.lease?.remaining(now: clock.wallNow()))
             }
             guard let held = try await readLease(name) else { continue }
-            let remaining = held.lease?.remaining() ?? 0
+            let remaining = held.lease?.remaining(now: clock.wallNow()) ?? 0
             if remaining > 0 { return .held(remaining: remaining) }
             guard try await free(name, ifStill: held.etag) else {
                 return .held(remaining: nil)  // another waiter took it over first
@@ -52,7 +52,7 @@ extension HTTPRemoteStorage: RemoteLeasing {
 
     func renewLease(_ name: String, token: String, duration: Double) async throws -> Bool {
         guard let held = try await readLease(name), held.lease?.token == token else { return false }
-        let renewed = HTTPLeaseObject(token: token, duration: duration)
+        let renewed = HTTPLeaseObject(token: token, duration: duration, now: clock.wallNow())
         return try await write(leaseName(name), renewed.encoded, conditions: Self.matching(held.etag)) != 412
     }
 

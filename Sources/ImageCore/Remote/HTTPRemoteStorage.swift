@@ -12,15 +12,18 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
     private let base: String
     private let credentials: String?
     private let network: any DataLoading
+    /// What a lease's expiry is judged by.
+    let clock: any TimeSource
     /// Whether the server honours `If-None-Match: *` on PUT, as leases need.
     let leaseProbe = ConditionalPutProbe()
 
-    init(_ configured: RemoteStorageURL, network: any DataLoading) {
+    init(_ configured: RemoteStorageURL, network: any DataLoading, clock: any TimeSource = SystemClock()) {
         self.configured = configured
         let (url, credentials) = configured.withoutCredentials
         base = url.hasSuffix("/") ? String(url.dropLast()) : url
         self.credentials = credentials
         self.network = network
+        self.clock = clock
     }
 
     func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {

@@ -62,7 +62,7 @@ final class RemoteCache: Sendable {
         for storage in configured {
             tiers.append((storage.shards, backends.count))
             let urls = storage.shards.isEmpty ? [storage] : storage.shards.map { storage.shard($0) }
-            backends += urls.map { makeRemoteStorage($0, network: network, aws: aws) }
+            backends += urls.map { makeRemoteStorage($0, network: network, aws: aws, clock: clock) }
         }
         self.init(
             backends: backends, tiers: tiers, statistics: statistics, events: events, warnings: warnings, clock: clock)

@@ -30,14 +30,15 @@ extension RemoteStorage {
 /// A remote storage's backend for a configured URL. HTTP and S3 go through
 /// `network` (the manager's libcurl multi handle, so connections are shared
 /// and reused), S3 signed as `aws` says; Redis opens its own connections on
-/// first use.
+/// first use. HTTP and S3 leases say when they run out themselves, judged
+/// by `clock` (Redis expires its own).
 func makeRemoteStorage(
     _ configured: RemoteStorageURL,
-    network: any DataLoading, aws: AWSSettings
+    network: any DataLoading, aws: AWSSettings, clock: any TimeSource
 ) -> any RemoteStorage {
     switch configured.scheme {
-    case .http: HTTPRemoteStorage(configured, network: network)
+    case .http: HTTPRemoteStorage(configured, network: network, clock: clock)
     case .redis: RedisRemoteStorage(configured)
-    case .s3: S3RemoteStorage(configured, network: network, aws: aws)
+    case .s3: S3RemoteStorage(configured, network: network, aws: aws, clock: clock)
     }
 }

@@ -20,17 +20,17 @@ extension S3RemoteStorage: RemoteLeasing {
 
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
         if let reason = try await leaseRefusal() { return .unsupported(reason) }
-        let lease = HTTPLeaseObject(token: token, duration: duration).encoded
+        let lease = HTTPLeaseObject(token: token, duration: duration, now: clock.wallNow()).encoded
         for attempt in 1...Self.racedWriteTries {
             let status = try await write(
                 leaseName(name), lease, conditions: [ConditionalPutProbe.ifNoneMatchAny], patient: true)
             switch status {
             case 409:
-                try await Task.sleep(nanoseconds: UInt64(attempt) * 50_000_000)
+                try await clock.sleep(Double(attempt) * 0.05)
                 continue
             case 412:
                 guard let held = try await readLease(name) else { continue }  // released meanwhile
-                let remaining = held.lease?.remaining() ?? 0
+                let remaining = held.lease?.remaining(now: clock.wallNow()) ?? 0
                 if remaining > 0 { return .held(remaining: remaining) }
                 guard let etag = held.etag else { return .held(remaining: nil) }
                 let takeover = try await write(
@@ -48,7 +48,7 @@ extension S3RemoteStorage: RemoteLeasing {
         guard let held = try await readLease(name), held.lease?.token == token, let etag = held.etag else {
             return false
         }
-        let renewed = HTTPLeaseObject(token: token, duration: duration).encoded
+        let renewed = HTTPLeaseObject(token: token, duration: duration, now: clock.wallNow()).encoded
         let status = try await write(
             leaseName(name), renewed, conditions: [HTTPHeader(name: "If-Match", value: etag)], patient: true)
         return (200..<300).contains(status)

@@ -16,10 +16,15 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     private let prefix: String
     private let settings: AWSSettings
     private let network: any DataLoading
+    /// What a lease's expiry is judged by, and a raced write waits on.
+    let clock: any TimeSource
     /// Whether the endpoint honours `If-None-Match: *` on PUT, as leases need.
     let leaseProbe = ConditionalPutProbe()
 
-    init(_ configured: RemoteStorageURL, network: any DataLoading, aws: AWSSettings) {
+    init(
+        _ configured: RemoteStorageURL, network: any DataLoading, aws: AWSSettings,
+        clock: any TimeSource = SystemClock()
+    ) {
         self.configured = configured
         let location = S3ObjectURL(configured.url) ?? S3ObjectURL(bucket: "", key: "")
         bucket = location.bucket
@@ -30,6 +35,7 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
         if let region = configured.region { settings.region = region }
         self.settings = settings
         self.network = network
+        self.clock = clock
     }
 
     func get(_ name: String, maxBytes: Int) async throws -> [UInt8]? {

@@ -180,12 +180,17 @@ struct FleetTests {
         // renewal or two later, so the others follow a lease in use.
         for _ in 0..<500 where origin.requestCount(for: "/slow.png") == 0 { usleep(20_000) }
         #expect(origin.requestCount(for: "/slow.png") == 1, "the first machine did not start its download")
+        // Real time, kept (as the waits below): the holder is another process
+        // renewing on its own clock, and what is measured is seconds after a
+        // real SIGKILL. Past its first renewal (every 2 s), so the others
+        // follow a lease that was renewed, not a fresh one.
         usleep(2_500_000)
         let others = try caches.dropFirst().map { cache in
             try CLI.start(
                 ["fetch", "--remote-storage", store, origin.url("/slow.png")], cacheDir: cache.path,
                 stdinPath: "/dev/null", environment: environment)
         }
+        // The others start (tens of milliseconds) and find the lease held.
         usleep(300_000)
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()

@@ -224,7 +224,8 @@ struct S3RemoteTests {
         #expect(try await !stores[loser].renewLease("race", token: "t\(loser)", duration: 30))
     }
 
-    /// A lease that ran out (its holder died) is taken over by `If-Match`.
+    /// A lease that ran out (its holder died) is taken over by `If-Match`,
+    /// and not a moment before: its expiry is judged on the store's clock.
     @Test func aLeaseThatRanOutIsTakenOver() async throws {
         let bucket = try s3.makeBucket()
         var settings = AWSSettings()
@@ -234,9 +235,17 @@ struct S3RemoteTests {
         let scratch = try TemporaryDirectory()
         let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
         defer { loader.close() }
-        let store = S3RemoteStorage(try RemoteStorageURL(parsing: "s3://\(bucket)"), network: loader, aws: settings)
-        #expect(try await store.acquireLease("k", token: "dead", duration: 0.05) == .acquired)
-        try await Task.sleep(nanoseconds: 200_000_000)  // past its 50 ms
+        let clock = TestClock()
+        let store = S3RemoteStorage(
+            try RemoteStorageURL(parsing: "s3://\(bucket)"), network: loader, aws: settings, clock: clock)
+        #expect(try await store.acquireLease("k", token: "dead", duration: 5) == .acquired)
+        clock.advance(by: 4.9)
+        guard case .held(let remaining?) = try await store.acquireLease("k", token: "alive", duration: 30) else {
+            Issue.record("a lease with 0.1 s left was not held")
+            return
+        }
+        #expect(abs(remaining - 0.1) < 0.001)
+        clock.advance(by: 0.2)
         #expect(try await store.acquireLease("k", token: "alive", duration: 30) == .acquired)
         #expect(try await !store.renewLease("k", token: "dead", duration: 30))
         #expect(try await store.renewLease("k", token: "alive", duration: 30))
