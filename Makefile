@@ -25,7 +25,15 @@ SWIFTFLAGS ?=
 STATIC_CXX_DIR = .build/static-libstdc++
 STATIC_CXX = $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 STATIC_CXX_FLAGS = $(if $(filter /%,$(STATIC_CXX)),-Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR))
-RELEASE_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath $(STATIC_CXX_FLAGS))
+# The static binary holds 41 600 relative relocations: as RELA, 1 MB of table
+# the loader reads and applies at every start, half a warm hit's instructions.
+# lld packs them as RELR (8 KB; a warm hit 1.46 -> 1.27 M instructions,
+# callgrind). glibc reads RELR since 2.36; elsewhere the default linker stays.
+LLD = $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))ld.lld)
+GLIBC_HAS_RELR = $(shell v=$$(getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2); \
+	[ -n "$$v" ] && printf '2.36\n%s\n' "$$v" | sort -V -C && echo yes)
+RELR_FLAGS = $(if $(and $(LLD),$(GLIBC_HAS_RELR)),-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+RELEASE_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath $(STATIC_CXX_FLAGS) $(RELR_FLAGS))
 BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Build dependencies (C libraries) and the reference tools the tests compare against.
