@@ -23,6 +23,7 @@ static struct {
     int (*image_handle_get_width)(const struct heif_image_handle *);
     int (*image_handle_get_height)(const struct heif_image_handle *);
     int (*image_handle_has_alpha_channel)(const struct heif_image_handle *);
+    int (*image_handle_get_luma_bits_per_pixel)(const struct heif_image_handle *);
     int (*image_handle_get_number_of_thumbnails)(const struct heif_image_handle *);
     int (*image_handle_get_list_of_thumbnail_IDs)(const struct heif_image_handle *, heif_item_id *, int);
     struct heif_error (*image_handle_get_thumbnail)(const struct heif_image_handle *, heif_item_id,
@@ -34,6 +35,7 @@ static struct {
     int (*image_get_width)(const struct heif_image *, enum heif_channel);
     int (*image_get_height)(const struct heif_image *, enum heif_channel);
     const uint8_t *(*image_get_plane_readonly)(const struct heif_image *, enum heif_channel, int *);
+    int (*image_get_bits_per_pixel_range)(const struct heif_image *, enum heif_channel);
     void (*image_release)(const struct heif_image *);
 } api;
 
@@ -49,6 +51,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.image_handle_get_width, "heif_image_handle_get_width"),
     IMGCACHE_SYMBOL(api.image_handle_get_height, "heif_image_handle_get_height"),
     IMGCACHE_SYMBOL(api.image_handle_has_alpha_channel, "heif_image_handle_has_alpha_channel"),
+    IMGCACHE_SYMBOL(api.image_handle_get_luma_bits_per_pixel, "heif_image_handle_get_luma_bits_per_pixel"),
     IMGCACHE_SYMBOL(api.image_handle_get_number_of_thumbnails, "heif_image_handle_get_number_of_thumbnails"),
     IMGCACHE_SYMBOL(api.image_handle_get_list_of_thumbnail_IDs, "heif_image_handle_get_list_of_thumbnail_IDs"),
     IMGCACHE_SYMBOL(api.image_handle_get_thumbnail, "heif_image_handle_get_thumbnail"),
@@ -58,6 +61,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.image_get_width, "heif_image_get_width"),
     IMGCACHE_SYMBOL(api.image_get_height, "heif_image_get_height"),
     IMGCACHE_SYMBOL(api.image_get_plane_readonly, "heif_image_get_plane_readonly"),
+    IMGCACHE_SYMBOL(api.image_get_bits_per_pixel_range, "heif_image_get_bits_per_pixel_range"),
     IMGCACHE_SYMBOL(api.image_release, "heif_image_release"),
 };
 
@@ -107,8 +111,12 @@ struct heif_error imgcache_heif_image_handle_get_thumbnail(const struct heif_ima
     return api.image_handle_get_thumbnail(handle, id, thumbnail);
 }
 
-struct heif_error imgcache_heif_decode_interleaved(const struct heif_image_handle *handle, int alpha,
-                                                   struct heif_image **image) {
+int imgcache_heif_image_handle_get_luma_bits_per_pixel(const struct heif_image_handle *handle) {
+    return api.image_handle_get_luma_bits_per_pixel(handle);
+}
+
+struct heif_error imgcache_heif_decode(const struct heif_image_handle *handle, imgcache_heif_layout layout,
+                                       struct heif_image **image) {
     struct heif_decoding_options *options = api.decoding_options_alloc();
     if (!options) {
         struct heif_error failed = {heif_error_Memory_allocation_error, heif_suberror_Unspecified,
@@ -116,9 +124,10 @@ struct heif_error imgcache_heif_decode_interleaved(const struct heif_image_handl
         return failed;
     }
     options->convert_hdr_to_8bit = 1;
-    struct heif_error result =
-        api.decode_image(handle, image, heif_colorspace_RGB,
-                         alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    enum heif_chroma chroma = layout == imgcache_heif_layout_rgba  ? heif_chroma_interleaved_RGBA
+                              : layout == imgcache_heif_layout_rgb ? heif_chroma_interleaved_RGB
+                                                                   : heif_chroma_444;
+    struct heif_error result = api.decode_image(handle, image, heif_colorspace_RGB, chroma, options);
     api.decoding_options_free(options);
     return result;
 }
@@ -130,5 +139,14 @@ int imgcache_heif_image_get_height(const struct heif_image *image) {
 }
 const uint8_t *imgcache_heif_image_get_interleaved_plane(const struct heif_image *image, int *stride) {
     return api.image_get_plane_readonly(image, heif_channel_interleaved, stride);
+}
+const uint8_t *imgcache_heif_image_get_plane(const struct heif_image *image, enum heif_channel channel, int *stride,
+                                             int *width, int *height, int *bits) {
+    const uint8_t *plane = api.image_get_plane_readonly(image, channel, stride);
+    if (!plane) return NULL;
+    *width = api.image_get_width(image, channel);
+    *height = api.image_get_height(image, channel);
+    *bits = api.image_get_bits_per_pixel_range(image, channel);
+    return plane;
 }
 void imgcache_heif_image_release(const struct heif_image *image) { api.image_release(image); }

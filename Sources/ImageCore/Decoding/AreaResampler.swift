@@ -120,6 +120,65 @@ struct AreaResampler {
         }
     }
 
+    /// Opaque RGB held as three planes of bytes (R, G, B: libheif's
+    /// layout before it interleaves), resampled as `resampleOpaque` does
+    /// interleaved RGB, with the same arithmetic in the same order, hence
+    /// the same bytes: each output row's source rows are summed a plane at
+    /// a time into three float lines, then each output pixel takes its
+    /// columns' (r, g, b) from the three lines. `row(plane, y)` gives row
+    /// `y` of plane 0, 1 or 2.
+    func resamplePlanar(
+        outX: Range<Int>, outY: Range<Int>, into output: UnsafeMutablePointer<UInt8>,
+        row: (_ plane: Int, _ y: Int) throws -> UnsafePointer<UInt8>
+    ) rethrows {
+        guard !outX.isEmpty, !outY.isEmpty else { return }
+        let first = columns.start[outX.lowerBound]
+        let samples = columns.start[outX.upperBound - 1] + columns.count[outX.upperBound - 1] - first
+        let planeBytes = samples * 4
+        let line = UnsafeMutableRawPointer.allocate(byteCount: planeBytes * 3 + 16, alignment: 16)
+        defer { line.deallocate() }
+        let floats = line.bindMemory(to: Float.self, capacity: samples * 3)
+        let taps = ColumnTaps(columns, outX, first: first, bytesPerPixel: 4)
+        let width = self.width
+        try rows.withBuffers { rowStart, rowCount, rowOffset, rowWeights in
+            try taps.withBuffers { tapOffsets, tapWeights, totals in
+                for y in outY {
+                    var rowTotal: Float = 0
+                    for k in 0..<rowCount[y] {
+                        let weight = rowWeights[rowOffset[y] &+ k]
+                        rowTotal += weight
+                        for plane in 0..<3 {
+                            let source = try row(plane, rowStart[y] &+ k) + first
+                            let target = floats + plane &* samples
+                            // A loop over contiguous samples: the compiler vectorises it.
+                            if k == 0 {
+                                for i in 0..<samples { target[i] = Float(source[i]) * weight }
+                            } else {
+                                for i in 0..<samples { target[i] += Float(source[i]) * weight }
+                            }
+                        }
+                    }
+                    let out = UnsafeMutableRawPointer(output + y &* width &* 4)
+                    for column in 0..<outX.count {
+                        var sum = SIMD4<Float>(repeating: 0)
+                        let base = column &* taps.count
+                        for k in 0..<taps.count {
+                            let at = tapOffsets[base &+ k]
+                            let pixel = SIMD4(
+                                line.load(fromByteOffset: at, as: Float.self),
+                                line.load(fromByteOffset: at &+ planeBytes, as: Float.self),
+                                line.load(fromByteOffset: at &+ 2 &* planeBytes, as: Float.self), 0)
+                            sum += pixel * tapWeights[base &+ k]
+                        }
+                        var bytes = Self.quantize(sum * (1 / (rowTotal * totals[column])))
+                        bytes[3] = 255
+                        out.storeBytes(of: bytes, toByteOffset: (outX.lowerBound &+ column) &* 4, as: SIMD4<UInt8>.self)
+                    }
+                }
+            }
+        }
+    }
+
     /// Each lane rounded to the nearest byte (even on a tie), with no
     /// conversion that checks its range: adding 1.5 × 2²³ leaves the
     /// rounded value in the float's low mantissa bits. No clamping: an

@@ -57,6 +57,62 @@ import Testing
         #expect(stride(from: 3, to: opaque.count, by: 4).allSatisfy { opaque[$0] == 255 })
     }
 
+    /// Three planes (libheif's R, G and B) resample to the very bytes the
+    /// same pixels interleaved do: one arithmetic, two layouts. Planes with
+    /// row padding, each its own, and a part of the output equal to that part of the whole.
+    @Test func planarRGBResamplesAsInterleavedRGBDoes() {
+        var generator = SystemRandomNumberGenerator()
+        let (width, height, newWidth, newHeight) = (301, 173, 97, 55)
+        let rgb = (0..<width * height * 3).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let strides = [width, width + 5, width + 64]
+        var planes: [[UInt8]] = []
+        for plane in 0..<3 {
+            var samples = [UInt8](repeating: 0xEE, count: strides[plane] * height)
+            for y in 0..<height {
+                for x in 0..<width { samples[y * strides[plane] + x] = rgb[(y * width + x) * 3 + plane] }
+            }
+            planes.append(samples)
+        }
+        let resampler = AreaResampler(from: width, height, to: newWidth, newHeight)
+        var interleaved = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
+        var planar = interleaved, part = interleaved
+        rgb.withUnsafeBufferPointer { source in
+            interleaved.withUnsafeMutableBufferPointer { output in
+                resampler.resampleOpaque(
+                    channels: 3, outX: 0..<newWidth, outY: 0..<newHeight, into: output.baseAddress!
+                ) {
+                    source.baseAddress! + $0 * width * 3
+                }
+            }
+        }
+        for (outX, outY, target) in [(0..<newWidth, 0..<newHeight, 0), (13..<40, 7..<30, 1)] {
+            planes[0].withUnsafeBufferPointer { red in
+                planes[1].withUnsafeBufferPointer { green in
+                    planes[2].withUnsafeBufferPointer { blue in
+                        let bases = [red.baseAddress!, green.baseAddress!, blue.baseAddress!]
+                        func run(_ output: UnsafeMutableBufferPointer<UInt8>) {
+                            resampler.resamplePlanar(outX: outX, outY: outY, into: output.baseAddress!) {
+                                bases[$0] + $1 * strides[$0]
+                            }
+                        }
+                        if target == 0 {
+                            planar.withUnsafeMutableBufferPointer { run($0) }
+                        } else {
+                            part.withUnsafeMutableBufferPointer { run($0) }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(planar == interleaved)
+        for y in 7..<30 {
+            for x in 13..<40 {
+                let at = (y * newWidth + x) * 4
+                #expect(part[at..<at + 4] == interleaved[at..<at + 4], "(\(x), \(y))")
+            }
+        }
+    }
+
     @Test(.enabled(if: Corpus.directory != nil, Corpus.missing)) func thumbnailsAgreeWithPamscale() throws {
         let file = "images/png_rgb8_iccp-itxt_photo_skimage-chelsea.png"
         let image = try ImageDecoder().decode(Corpus.bytes(file), frame: nil, scale: .fit(width: 100, height: 100))
