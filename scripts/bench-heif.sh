@@ -6,7 +6,9 @@
 # 127.0.0.1 serves the images with max-age=86400, so warm runs send nothing.
 #  20  a 12 MP HEIC (the corpus's 20 MP photo scaled to 4000×3000, heif-enc -q 80)
 #      decoded from the cache to PPM, against heif-convert to PNG (its only
-#      RGB output; y4m skips the RGB conversion) and to Y4M, informational;
+#      RGB output) and to Y4M, informational: libheif 1.15 converts every image to
+#      RGB as it decodes (decode_image_planar), so Y4M costs YCbCr to RGB and back
+#      (callgrind: 9.37 G instructions, 2.2 G of them libheif's, against PNG's 28.5 G);
 #  20b the same HEIC to a 1024 px thumbnail against vipsthumbnail (Debian's
 #      libvips reads HEIC through the same libheif), both writing PPM;
 #  20c a warm `prefetch --json --placeholder` of 1000 entries whose
@@ -72,7 +74,7 @@ mapfile -t decode < <(hf "$IMGCACHE fetch --cache-dir $W/c --offline --decode pp
 ic=${decode[0]%%|*} png=${decode[1]%%|*} y4m=${decode[2]%%|*}
 echo "| 20 decode HEIC 4000×3000 | \`imgcache fetch --offline --decode ppm\` | $ic ms (${decode[0]#*|}) | 1.00 |"
 echo "| 20 decode HEIC 4000×3000 | \`heif-convert x.heic out.png\` | $png ms (${decode[1]#*|}) | $(ratio "$png" "$ic") |"
-echo "| 20 decode HEIC 4000×3000 | \`heif-convert x.heic out.y4m\` (no RGB conversion) | $y4m ms (${decode[2]#*|}) | $(ratio "$y4m" "$ic") |"
+echo "| 20 decode HEIC 4000×3000 | \`heif-convert x.heic out.y4m\` (YCbCr to RGB and back) | $y4m ms (${decode[2]#*|}) | $(ratio "$y4m" "$ic") |"
 echo "GOAL|HEIC 12 MP \`--decode ppm\` vs \`heif-convert\` (PNG)|$(ratio "$ic" "$png")|1.0|$ic ms vs $png ms"
 
 say "20b. HEIC → 1024 px thumbnail"
