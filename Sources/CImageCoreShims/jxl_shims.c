@@ -1,8 +1,12 @@
+#define _GNU_SOURCE // sched_getaffinity and CPU_COUNT
 #include "jxl_shims.h"
 
+#include <jxl/thread_parallel_runner.h>
 #include <jxl/version.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "library_loader.h"
 
@@ -12,9 +16,11 @@
 #define VERSION_TEXT(x) STRINGIFY(x)
 #if JPEGXL_MAJOR_VERSION == 0
 #define JXL_SONAME "libjxl.so.0." VERSION_TEXT(JPEGXL_MINOR_VERSION)
+#define JXL_THREADS_SONAME "libjxl_threads.so.0." VERSION_TEXT(JPEGXL_MINOR_VERSION)
 #define JXL_PACKAGE "libjxl0." VERSION_TEXT(JPEGXL_MINOR_VERSION)
 #else
 #define JXL_SONAME "libjxl.so." VERSION_TEXT(JPEGXL_MAJOR_VERSION)
+#define JXL_THREADS_SONAME "libjxl_threads.so." VERSION_TEXT(JPEGXL_MAJOR_VERSION)
 #define JXL_PACKAGE "libjxl" VERSION_TEXT(JPEGXL_MAJOR_VERSION)
 #endif
 
@@ -39,6 +45,7 @@ static struct {
     JxlDecoderStatus (*decoder_get_basic_info)(const JxlDecoder *, JxlBasicInfo *);
     JxlDecoderStatus (*decoder_get_frame_header)(const JxlDecoder *, JxlFrameHeader *);
     JxlDecoderStatus (*decoder_set_preferred_color_profile)(JxlDecoder *, const JxlColorEncoding *);
+    JxlDecoderStatus (*decoder_set_parallel_runner)(JxlDecoder *, JxlParallelRunner, void *);
     JxlDecoderStatus (*decoder_set_image_out_callback)(JxlDecoder *, const JxlPixelFormat *, JxlImageOutCallback,
                                                        void *);
     JxlDecoderStatus (*decoder_get_color_as_encoded_profile)(const JxlDecoder *, FORMAT_PARAMETER
@@ -50,6 +57,7 @@ static struct {
     void (*color_encoding_set_to_srgb)(JxlColorEncoding *, JXL_BOOL);
     JxlEncoder *(*encoder_create)(const JxlMemoryManager *);
     void (*encoder_destroy)(JxlEncoder *);
+    JxlEncoderStatus (*encoder_set_parallel_runner)(JxlEncoder *, JxlParallelRunner, void *);
     JxlEncoderFrameSettings *(*encoder_frame_settings_create)(JxlEncoder *, const JxlEncoderFrameSettings *);
     void (*encoder_init_basic_info)(JxlBasicInfo *);
     JxlEncoderStatus (*encoder_set_basic_info)(JxlEncoder *, const JxlBasicInfo *);
@@ -108,6 +116,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.decoder_get_basic_info, "JxlDecoderGetBasicInfo"),
     IMGCACHE_SYMBOL(api.decoder_get_frame_header, "JxlDecoderGetFrameHeader"),
     IMGCACHE_SYMBOL(api.decoder_set_preferred_color_profile, "JxlDecoderSetPreferredColorProfile"),
+    IMGCACHE_SYMBOL(api.decoder_set_parallel_runner, "JxlDecoderSetParallelRunner"),
     IMGCACHE_SYMBOL(api.decoder_set_image_out_callback, "JxlDecoderSetImageOutCallback"),
     IMGCACHE_SYMBOL(api.decoder_get_color_as_encoded_profile, "JxlDecoderGetColorAsEncodedProfile"),
     IMGCACHE_SYMBOL(api.decoder_get_icc_profile_size, "JxlDecoderGetICCProfileSize"),
@@ -115,6 +124,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.color_encoding_set_to_srgb, "JxlColorEncodingSetToSRGB"),
     IMGCACHE_SYMBOL(api.encoder_create, "JxlEncoderCreate"),
     IMGCACHE_SYMBOL(api.encoder_destroy, "JxlEncoderDestroy"),
+    IMGCACHE_SYMBOL(api.encoder_set_parallel_runner, "JxlEncoderSetParallelRunner"),
     IMGCACHE_SYMBOL(api.encoder_frame_settings_create, "JxlEncoderFrameSettingsCreate"),
     IMGCACHE_SYMBOL(api.encoder_init_basic_info, "JxlEncoderInitBasicInfo"),
     IMGCACHE_SYMBOL(api.encoder_set_basic_info, "JxlEncoderSetBasicInfo"),
@@ -236,3 +246,76 @@ JxlEncoderStatus imgcache_jxl_encoder_process_output(JxlEncoder *encoder, uint8_
     return status;
 }
 JxlEncoderError imgcache_jxl_encoder_get_error(JxlEncoder *encoder) { return api.encoder_get_error(encoder); }
+
+// Why a thread pool: libjxl decodes and encodes groups of 256×256 pixels
+// independently; given a parallel runner it spreads them over threads, as
+// djxl and libvips do (a 20-megapixel decode: see CHANGELOG). The pool lives
+// in its own library, libjxl_threads, loaded beside libjxl on first use; if
+// it cannot be loaded, libjxl runs single-threaded, as without a runner.
+
+/// The libjxl_threads functions imgcache uses.
+static struct {
+    void *(*create)(const JxlMemoryManager *, size_t);
+    JxlParallelRetCode (*run)(void *, void *, JxlParallelRunInit, JxlParallelRunFunction, uint32_t, uint32_t);
+    void (*destroy)(void *);
+} threads_api;
+
+static const imgcache_library_symbol threads_symbols[] = {
+    IMGCACHE_SYMBOL(threads_api.create, "JxlThreadParallelRunnerCreate"),
+    IMGCACHE_SYMBOL(threads_api.run, "JxlThreadParallelRunner"),
+    IMGCACHE_SYMBOL(threads_api.destroy, "JxlThreadParallelRunnerDestroy"),
+};
+
+static imgcache_library threads_library = IMGCACHE_LIBRARY(
+    JXL_THREADS_SONAME, "cannot load libjxl_threads (install " JXL_PACKAGE ")", "", threads_symbols, NULL);
+
+/// Pools alive now, across every decode and encode of the process.
+static int runners_alive;
+
+/// The CPUs this process may run on (sched_getaffinity, so `taskset` and
+/// cgroup cpusets count), as libjxl's JxlThreadParallelRunnerDefaultNumWorkerThreads
+/// would say if it did not count every CPU of the machine.
+static size_t available_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    int count = CPU_COUNT(&set);
+    return count > 0 ? (size_t)count : 1;
+}
+
+size_t imgcache_jxl_runner_threads(size_t busy) {
+    // IMGCACHE_JXL_THREADS caps the pool (1: no pool); tests set it above
+    // the CPU count to have pieces arrive out of order on any machine.
+    const char *cap = getenv("IMGCACHE_JXL_THREADS");
+    if (cap && *cap) {
+        long wanted = strtol(cap, NULL, 10);
+        return wanted > 1 ? (size_t)(wanted > 64 ? 64 : wanted) : 1;
+    }
+    // Pools already running share the CPUs: with `prefetch -j6`, the first
+    // decode takes them all and later ones, while it runs, take their share.
+    size_t cpus = available_cpus();
+    return cpus / (busy + 1) > 1 ? cpus / (busy + 1) : 1;
+}
+
+void *imgcache_jxl_runner_create(void) {
+    char error[256];
+    if (imgcache_library_load(&threads_library, error) != 0) return NULL;
+    size_t busy = (size_t)__atomic_fetch_add(&runners_alive, 1, __ATOMIC_RELAXED);
+    size_t threads = imgcache_jxl_runner_threads(busy);
+    void *runner = threads > 1 ? threads_api.create(NULL, threads) : NULL;
+    if (!runner) __atomic_fetch_sub(&runners_alive, 1, __ATOMIC_RELAXED);
+    return runner;
+}
+
+void imgcache_jxl_runner_destroy(void *runner) {
+    if (!runner) return;
+    threads_api.destroy(runner);
+    __atomic_fetch_sub(&runners_alive, 1, __ATOMIC_RELAXED);
+}
+
+JxlDecoderStatus imgcache_jxl_decoder_set_runner(JxlDecoder *decoder, void *runner) {
+    return api.decoder_set_parallel_runner(decoder, threads_api.run, runner);
+}
+
+JxlEncoderStatus imgcache_jxl_encoder_set_runner(JxlEncoder *encoder, void *runner) {
+    return api.encoder_set_parallel_runner(encoder, threads_api.run, runner);
+}

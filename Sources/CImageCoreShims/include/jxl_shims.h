@@ -19,6 +19,22 @@ int imgcache_jxl_load(char *error);
 /// The soname imgcache_jxl_load opens, for asking whether it is installed without loading it.
 const char *imgcache_jxl_soname(void);
 
+/// A pool of libjxl threads for one decode or encode (`JxlThreadParallelRunnerCreate`
+/// from libjxl_threads, loaded on first use), or NULL: libjxl_threads is
+/// missing, or one thread is all this call gets (see imgcache_jxl_runner_threads),
+/// and libjxl then runs on the caller's thread. Call after imgcache_jxl_load.
+/// Free with imgcache_jxl_runner_destroy after the decoder or encoder it serves.
+void *imgcache_jxl_runner_create(void);
+/// Stops and frees a pool from imgcache_jxl_runner_create (`JxlThreadParallelRunnerDestroy`); NULL is ignored.
+void imgcache_jxl_runner_destroy(void *runner);
+/// Threads a new pool gets while `busy` others run: the CPUs this process
+/// may use (sched_getaffinity) shared among them, or what IMGCACHE_JXL_THREADS says.
+size_t imgcache_jxl_runner_threads(size_t busy);
+/// Hands `runner` (not NULL) to the decoder (`JxlDecoderSetParallelRunner`), before any input is processed.
+JxlDecoderStatus imgcache_jxl_decoder_set_runner(JxlDecoder *decoder, void *runner);
+/// Hands `runner` (not NULL) to the encoder (`JxlEncoderSetParallelRunner`), before any frame is added.
+JxlEncoderStatus imgcache_jxl_encoder_set_runner(JxlEncoder *encoder, void *runner);
+
 JxlDecoder *imgcache_jxl_decoder_create(void);
 void imgcache_jxl_decoder_destroy(JxlDecoder *decoder);
 JxlDecoderStatus imgcache_jxl_decoder_subscribe_events(JxlDecoder *decoder, int events);

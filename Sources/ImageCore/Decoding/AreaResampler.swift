@@ -38,6 +38,9 @@ struct AreaResampler {
         return result
     }
 
+    /// The source rows output row `y` averages.
+    func sourceRows(of y: Int) -> Range<Int> { rows.start[y]..<(rows.start[y] + rows.count[y]) }
+
     /// Opaque rows of `channels` (3: RGB, 4: RGBA whose alpha is ignored)
     /// bytes per pixel, resampled into the output pixels `outX` × `outY` of
     /// `output` (RGBA, alpha 255), rows first: each output row is the

@@ -163,7 +163,9 @@ public struct ImageDecoder: ImageDecoding {
         case .gif: image = try GIFDecoder(limits: limits).decode(bytes)
         case .webp: image = try WebPDecoder(limits: limits).decode(bytes, target: target)
         case .avif: image = try AVIFDecoder(limits: limits).decode(bytes)
-        case .jxl: image = try JXLDecoder(limits: limits).decode(bytes)
+        case .jxl:
+            let decoder = JXLDecoder(limits: limits)
+            image = try target.flatMap { try decoder.thumbnail(bytes, size: $0) } ?? decoder.decode(bytes)
         case .heif:
             let decoder = HEIFDecoder(limits: limits)
             image = try target.map { try decoder.thumbnail(bytes, size: $0) } ?? decoder.decode(bytes)

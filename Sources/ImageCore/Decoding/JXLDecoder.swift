@@ -1,4 +1,5 @@
 internal import CJXL
+import Synchronization
 
 /// JPEG XL through libjxl (dlopened: `jxl_shims.h`): stills, animations
 /// composited by libjxl (coalesced frames, each the whole canvas), alpha,
@@ -68,7 +69,7 @@ struct JXLDecoder {
                 return current
             },
             frameDone: { duration in
-                try canvas?.pixels.withUnsafeBytes { try sink.write(frame: $0, durationMilliseconds: duration) }
+                try canvas?.withPixels { try sink.write(frame: $0, durationMilliseconds: duration) }
             })
         try sink.finish(loopCount: info.loopCount)
     }
@@ -101,6 +102,27 @@ struct JXLDecoder {
         } catch is Animated {
             return false
         }
+    }
+
+    /// A `size` thumbnail (not larger than the image) of an opaque still
+    /// image, its RGB rows area-averaged as libjxl renders them
+    /// (`ScaledRows`): no full-size frame in memory. Nil for an animation or
+    /// an image with alpha, which the whole decode scales instead.
+    func thumbnail(_ bytes: [UInt8], size: (width: Int, height: Int)) throws -> DecodedImage? {
+        let basic = try bytes.withUnsafeBufferPointer { buffer in
+            let handle = try JXLDecoderHandle(buffer, events: JXL_DEC_BASIC_INFO)
+            guard try handle.next() == JXL_DEC_BASIC_INFO else {
+                throw ImageCoreError(.image, "corrupt JPEG XL: no image header")
+            }
+            return try handle.basicInfo()
+        }
+        guard basic.alpha_bits == 0, basic.have_animation == 0 else { return nil }
+        let info = try Self.header(basic, limits: limits)
+        var scaled = ScaledRows(from: info.width, info.height, to: size)
+        guard try stream(bytes, channels: 3, sink: &scaled) else { return nil }
+        try scaled.finish()
+        return DecodedImage(
+            format: .jxl, width: size.width, height: size.height, frames: [.init(pixels: scaled.pixels)])
     }
 
     /// Thrown by `stream`'s header check: not a still image.
@@ -168,22 +190,34 @@ struct JXLDecoder {
 }
 
 /// A frame's pixels kept whole as RGBA: the canvas of `decode(_:into:)`.
-final class JXLCanvas: JXLPixelReceiver {
+/// libjxl's threads write their pieces straight into it (pieces never
+/// overlap, and the memory never moves); a lock taken after each piece and
+/// before the frame is read orders those writes before the reading.
+final class JXLCanvas: JXLPixelReceiver, @unchecked Sendable {
     let width: Int
     let height: Int
-    private(set) var pixels: [UInt8]
+    private let pixels: UnsafeMutableBufferPointer<UInt8>
+    private let fence = Mutex(())
 
     init(width: Int, height: Int) {
         self.width = width
         self.height = height
-        pixels = [UInt8](repeating: 0, count: width * height * 4)
+        pixels = .allocate(capacity: width * height * 4)
+        pixels.initialize(repeating: 0)
         super.init(channels: 4)
     }
 
+    deinit { pixels.deallocate() }
+
+    /// Calls `body` with the frame rendered so far (whole after `JXL_DEC_FULL_IMAGE`).
+    func withPixels<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        fence.withLock { _ in }
+        return try body(UnsafeRawBufferPointer(pixels))
+    }
+
     override func receive(x: Int, y: Int, count: Int, pixels source: UnsafePointer<Float>) {
-        guard y < height, x + count <= width else { return fail(outside: (x, y, count)) }
-        pixels.withUnsafeMutableBufferPointer { target in
-            Self.quantize(source, count: count * 4, into: target.baseAddress! + (y * width + x) * 4)
-        }
+        guard y >= 0, y < height, x >= 0, x + count <= width else { return fail(outside: (x, y, count)) }
+        Self.quantize(source, count: count * 4, into: pixels.baseAddress! + (y * width + x) * 4)
+        fence.withLock { _ in }
     }
 }

@@ -1,5 +1,6 @@
 internal import CImageCoreShims
 internal import CJXL
+import Synchronization
 
 /// Owns one `JxlDecoder` reading a whole file held in memory
 /// (`JxlDecoderCreate`, `JxlDecoderSetInput`; freed with
@@ -7,6 +8,8 @@ internal import CJXL
 /// decoding calls live here and in `JXLDecoder`.
 final class JXLDecoderHandle {
     private let decoder: OpaquePointer
+    /// libjxl's thread pool for this decoder, or nil (single-threaded): `imgcache_jxl_runner_create`.
+    private let runner: UnsafeMutableRawPointer?
     /// Keeps the pixel receiver alive while libjxl holds a pointer to it.
     private var receiver: JXLPixelReceiver?
 
@@ -27,15 +30,22 @@ final class JXLDecoderHandle {
             throw ImageCoreError(.failure, "cannot create a JPEG XL decoder")
         }
         self.decoder = decoder
+        // Only a decode that renders pixels has groups to share among threads.
+        runner = events.contains(JXL_DEC_FULL_IMAGE) ? imgcache_jxl_runner_create() : nil
         let wanted = events.reduce(0) { $0 | Int32($1.rawValue) }
-        guard imgcache_jxl_decoder_subscribe_events(decoder, wanted) == JXL_DEC_SUCCESS,
+        guard runner.map({ imgcache_jxl_decoder_set_runner(decoder, $0) == JXL_DEC_SUCCESS }) ?? true,
+            imgcache_jxl_decoder_subscribe_events(decoder, wanted) == JXL_DEC_SUCCESS,
             // DecodedImage's pixels are unpremultiplied, as djxl writes a PNG.
             imgcache_jxl_decoder_set_unpremultiply_alpha(decoder, JXL_TRUE) == JXL_DEC_SUCCESS,
             imgcache_jxl_decoder_set_input(decoder, buffer.baseAddress, buffer.count) == JXL_DEC_SUCCESS
         else { throw ImageCoreError(.failure, "cannot set up a JPEG XL decoder") }
     }
 
-    deinit { imgcache_jxl_decoder_destroy(decoder) }
+    deinit {
+        imgcache_jxl_decoder_destroy(decoder)
+        // After the decoder: it may use the pool until it is destroyed.
+        imgcache_jxl_runner_destroy(runner)
+    }
 
     /// The next event subscribed to, or `JXL_DEC_SUCCESS` at the end, or
     /// `JXL_DEC_NEED_IMAGE_OUT_BUFFER` (`JxlDecoderProcessInput`). Throws
@@ -118,26 +128,36 @@ final class JXLDecoderHandle {
 }
 
 /// Receives the float pixels libjxl renders (a piece of row `y` from
-/// column `x`, `count` pixels), on the decoding thread: no parallel
-/// runner is set, so calls never overlap.
+/// column `x`, `count` pixels). With a thread pool set (`JXLDecoderHandle`'s
+/// runner), libjxl calls `receive` from its worker threads, several at once
+/// for different pixels ("on different pixels": `JxlDecoderSetImageOutCallback`
+/// in libjxl 0.7's decode.h), each pixel once, in no promised order; a
+/// subclass keeps its state behind a lock. `JxlDecoderProcessInput` returns
+/// only once every call has ended.
 /// This base class drops them (`JXLDecoder.inspect`).
-class JXLPixelReceiver {
+class JXLPixelReceiver: @unchecked Sendable {
     /// Floats per pixel wanted: 3 (RGB) or 4 (RGBA).
     let channels: Int
-    /// The first error met, thrown by the decode loop when libjxl returns
-    /// (a callback cannot throw); later pixels are then ignored.
-    var failure: (any Error)?
+    private let firstFailure = Mutex<(any Error)?>(nil)
 
     init(channels: Int) { self.channels = channels }
 
+    /// The first error met, thrown by the decode loop when libjxl returns
+    /// (a callback cannot throw); later pixels are then ignored.
+    var failure: (any Error)? { firstFailure.withLock { $0 } }
+
     func receive(x: Int, y: Int, count: Int, pixels: UnsafePointer<Float>) {}
+
+    /// Keeps `error` unless one came first.
+    func record(_ error: any Error) {
+        firstFailure.withLock { failure in if failure == nil { failure = error } }
+    }
 
     /// Records pixels libjxl placed outside the image, which it never should.
     func fail(outside piece: (x: Int, y: Int, count: Int)) {
-        if failure == nil {
-            failure = ImageCoreError(
-                .image, "corrupt JPEG XL: pixels at (\(piece.x), \(piece.y)) × \(piece.count) outside the image")
-        }
+        record(
+            ImageCoreError(
+                .image, "corrupt JPEG XL: pixels at (\(piece.x), \(piece.y)) × \(piece.count) outside the image"))
     }
 
     /// Floats in [0, 1] to bytes, rounded to nearest (even on a tie) as

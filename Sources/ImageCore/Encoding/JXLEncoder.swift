@@ -21,6 +21,8 @@ final class JXLEncoder {
     static let defaultQuality = 90
 
     private let encoder: OpaquePointer
+    /// libjxl's thread pool for this encoder, or nil (single-threaded): `imgcache_jxl_runner_create`.
+    private let runner: UnsafeMutableRawPointer?
     private let settings: OpaquePointer
     private let width: Int
     private let height: Int
@@ -46,9 +48,14 @@ final class JXLEncoder {
         self.width = width
         self.height = height
         self.hasAlpha = hasAlpha
-        guard let settings = imgcache_jxl_encoder_frame_settings_create(encoder) else {
+        let runner = imgcache_jxl_runner_create()
+        self.runner = runner
+        guard runner.map({ imgcache_jxl_encoder_set_runner(encoder, $0) == JXL_ENC_SUCCESS }) ?? true,
+            let settings = imgcache_jxl_encoder_frame_settings_create(encoder)
+        else {
             imgcache_jxl_encoder_destroy(encoder)
-            throw ImageCoreError(.failure, "cannot create JPEG XL frame settings")
+            imgcache_jxl_runner_destroy(runner)
+            throw ImageCoreError(.failure, "cannot set up a JPEG XL encoder")
         }
         self.settings = settings
         let lossless = (quality ?? Self.defaultQuality) >= 100
@@ -81,7 +88,11 @@ final class JXLEncoder {
             "cannot set the effort")
     }
 
-    deinit { imgcache_jxl_encoder_destroy(encoder) }
+    deinit {
+        imgcache_jxl_encoder_destroy(encoder)
+        // After the encoder: it may use the pool until it is destroyed.
+        imgcache_jxl_runner_destroy(runner)
+    }
 
     /// cjxl 0.7's `-q` to distance: 100 lossless, 30...99 linear from 0.1 to
     /// 6.4, below 30 steeper.

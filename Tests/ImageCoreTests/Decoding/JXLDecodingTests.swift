@@ -106,6 +106,24 @@ struct JXLDecodingTests {
         #expect(scaled.frames.map(\.pixels) == ImageDecoder.resample(full, to: size).frames.map(\.pixels))
     }
 
+    /// An opaque still's thumbnail is averaged from the RGB rows libjxl
+    /// streams (`ScaledRows`, no full-size frame), to the bytes of the whole
+    /// decode scaled; one with alpha takes the whole decode.
+    @Test(arguments: [
+        "lossy.jxl", "lossless.jxl", "icc.jxl", "gray.jxl", "recompressed.jxl", "groups.jxl", "alpha.jxl",
+    ])
+    func stillThumbnailsEqualTheWholeDecodeScaled(name: String) throws {
+        let bytes = try JXLSamples.bytes(name)
+        let decoder = ImageDecoder(colourSpace: .original)
+        let full = try decoder.decode(bytes, frame: nil)
+        let size = ScaleTarget.fit(width: 37, height: 37).size(width: full.width, height: full.height)
+        let streamed = try JXLDecoder(limits: decoder.limits).thumbnail(bytes, size: size)
+        #expect((streamed == nil) == (name == "alpha.jxl"))
+        let scaled = try decoder.decode(bytes, frame: nil, scale: .fit(width: 37, height: 37))
+        #expect((scaled.width, scaled.height) == size)
+        #expect(scaled.frames.map(\.pixels) == ImageDecoder.resample(full, to: size).frames.map(\.pixels), "\(name)")
+    }
+
     @Test func scaledDecodeReadsOnlyTheHeaderForItsSize() throws {
         let image = try ImageDecoder().decode(
             JXLSamples.bytes("groups.jxl"), frame: nil, scale: .fit(width: 60, height: 60))
