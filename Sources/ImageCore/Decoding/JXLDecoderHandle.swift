@@ -162,14 +162,27 @@ class JXLPixelReceiver: @unchecked Sendable {
 
     /// Floats in [0, 1] to bytes, rounded to nearest (even on a tie) as
     /// libjxl rounds its own 8-bit output, so the bytes equal djxl's. Adding
-    /// and taking away 1.5 × 2²³ leaves a float in [0, 255] rounded so, in
-    /// a loop the compiler vectorises (`rounded(.toNearestOrEven)` is a
-    /// call per sample on x86-64 without SSE4.1).
+    /// 1.5 × 2²³ to a float in [0, 255] leaves it rounded so in the low
+    /// mantissa bits, eight samples a vector (the scalar loop this replaced
+    /// was not vectorised: 21 instructions a sample, a fifth of a 20 MP
+    /// decode, callgrind); `rounded(.toNearestOrEven)` is a call per sample
+    /// on x86-64 without SSE4.1.
     static func quantize(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>) {
         let magic: Float = 12_582_912
-        for index in 0..<count {
+        let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
+        var index = 0
+        while index &+ 8 <= count {
+            let value = from.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+            let scaled = value.clamped(lowerBound: .zero, upperBound: .one) * 255 + SIMD8(repeating: magic)
+            to.storeBytes(
+                of: SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(scaled, to: SIMD8<UInt32>.self)),
+                toByteOffset: index, as: SIMD8<UInt8>.self)
+            index &+= 8
+        }
+        while index < count {
             let value = min(max(source[index], 0), 1) * 255
             target[index] = UInt8(truncatingIfNeeded: Int32(value + magic - magic))
+            index &+= 1
         }
     }
 }

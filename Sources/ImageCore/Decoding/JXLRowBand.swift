@@ -14,55 +14,23 @@ import Synchronization
 /// order from one thread at a time, the one that finds them whole and finds
 /// no other writing; the others carry on decoding meanwhile.
 final class JXLRowBand<Sink: RowSink>: JXLPixelReceiver, @unchecked Sendable {
-    /// Rows per chunk: the most the sink is handed at once.
-    private static var chunkRows: Int { 16 }
-
-    /// The sink, touched only by the thread holding `Ring.writing` (or by
-    /// the decoding thread once libjxl has returned, through `sink`).
+    /// The sink, touched only by the thread holding `JXLRowRing.writing` (or
+    /// by the decoding thread once libjxl has returned, through `sink`).
     private var rowSink: Sink
     private let width: Int
     private let height: Int
     private let rowBytes: Int
-    private let ring: Mutex<Ring>
-
-    /// Rows memory: one chunk of `chunkRows` rows, freed with the last reference.
-    private final class Chunk: @unchecked Sendable {
-        let bytes: UnsafeMutableRawPointer
-        init(bytes count: Int) { bytes = .allocate(byteCount: count, alignment: 16) }
-        deinit { bytes.deallocate() }
-    }
-
-    /// What the lock guards.
-    private struct Ring {
-        /// Row `y` lives in chunk `(y / chunkRows) % chunks.count`.
-        var chunks: [Chunk]
-        /// Pixels received, per row slot (`chunkRows` per chunk, in chunk order).
-        var received: [Int]
-        /// The first row not yet handed on.
-        var top = 0
-        /// True while a thread hands rows to the sink.
-        var writing = false
-    }
-
-    /// Whole rows claimed for the sink: `count` rows from `first`, contiguous at `bytes`.
-    private struct Run {
-        let first: Int
-        let count: Int
-        let chunk: Chunk
-        let offset: Int
-    }
+    // Why the ring is not nested in this generic class: a type nested in it
+    // is generic too, and each piece then looked up its metadata at run
+    // time (200 M instructions for a 20 MP decode, callgrind).
+    private let ring: Mutex<JXLRowRing>
 
     init(_ sink: Sink, width: Int, height: Int, channels: Int) {
         rowSink = sink
         self.width = width
         self.height = height
         rowBytes = width * channels
-        let chunkCount = (min(height, 256) + Self.chunkRows - 1) / Self.chunkRows
-        let bytes = rowBytes * Self.chunkRows
-        ring = Mutex(
-            Ring(
-                chunks: (0..<chunkCount).map { _ in Chunk(bytes: bytes) },
-                received: [Int](repeating: 0, count: chunkCount * Self.chunkRows)))
+        ring = Mutex(JXLRowRing(rowBytes: width * channels, rows: min(height, 256)))
         super.init(channels: channels)
     }
 
@@ -75,22 +43,18 @@ final class JXLRowBand<Sink: RowSink>: JXLPixelReceiver, @unchecked Sendable {
 
     override func receive(x: Int, y: Int, count: Int, pixels: UnsafePointer<Float>) {
         guard failure == nil else { return }
-        let rowBytes = rowBytes
-        let target: (chunk: Chunk, offset: Int)? = ring.withLock { ring in
+        let (width, height, channels) = (width, height, channels)
+        let target: (chunk: JXLRowChunk, offset: Int)? = ring.withLock { ring in
             guard y >= ring.top, y < height, x >= 0, x + count <= width else { return nil }
-            if y / Self.chunkRows - ring.top / Self.chunkRows >= ring.chunks.count {
-                Self.grow(&ring, toHold: y, rowBytes)
-            }
-            let chunk = ring.chunks[(y / Self.chunkRows) % ring.chunks.count]
-            return (chunk, (y % Self.chunkRows) * rowBytes + x * channels)
+            return ring.place(y, x * channels)
         }
         guard let target else { return fail(outside: (x, y, count)) }
         Self.quantize(
             pixels, count: count * channels,
             into: target.chunk.bytes.assumingMemoryBound(to: UInt8.self) + target.offset)
         var run = ring.withLock { ring in
-            ring.received[Self.slot(y, ring)] += count
-            return claim(&ring)
+            ring.received[ring.slot(y)] += count
+            return ring.claim(width: width, height: height)
         }
         while let claimed = run {
             var error: (any Error)?
@@ -103,10 +67,8 @@ final class JXLRowBand<Sink: RowSink>: JXLPixelReceiver, @unchecked Sendable {
             }
             if let error { record(error) }
             run = ring.withLock { ring in
-                for row in claimed.first..<(claimed.first + claimed.count) { ring.received[Self.slot(row, ring)] = 0 }
-                ring.top = claimed.first + claimed.count
-                ring.writing = false
-                return error == nil ? claim(&ring) : nil
+                ring.handedOn(claimed)
+                return error == nil ? ring.claim(width: width, height: height) : nil
             }
         }
     }
@@ -119,39 +81,89 @@ final class JXLRowBand<Sink: RowSink>: JXLPixelReceiver, @unchecked Sendable {
             throw ImageCoreError(.image, "corrupt JPEG XL: \(height - top) of \(height) rows never decoded")
         }
     }
+}
+
+/// Rows memory of a `JXLRowBand`: one chunk of `JXLRowRing.chunkRows` rows, freed with the last reference.
+final class JXLRowChunk: @unchecked Sendable {
+    let bytes: UnsafeMutableRawPointer
+    init(bytes count: Int) { bytes = .allocate(byteCount: count, alignment: 16) }
+    deinit { bytes.deallocate() }
+}
+
+/// What a `JXLRowBand`'s lock guards: the chunks of rows not yet handed on.
+struct JXLRowRing {
+    /// Rows per chunk: the most the sink is handed at once.
+    static var chunkRows: Int { 16 }
+
+    let rowBytes: Int
+    /// Row `y` lives in chunk `(y / chunkRows) % chunks.count`.
+    private var chunks: [JXLRowChunk]
+    /// Pixels received, per row slot (`chunkRows` per chunk, in chunk order).
+    var received: [Int]
+    /// The first row not yet handed on.
+    private(set) var top = 0
+    /// True while a thread hands rows to the sink.
+    private var writing = false
+
+    /// Whole rows claimed for the sink: `count` rows from `first`, at `offset` in `chunk`.
+    struct Run {
+        let first: Int
+        let count: Int
+        let chunk: JXLRowChunk
+        let offset: Int
+    }
+
+    /// Chunks enough for `rows` rows of `rowBytes`.
+    init(rowBytes: Int, rows: Int) {
+        self.rowBytes = rowBytes
+        let count = (rows + Self.chunkRows - 1) / Self.chunkRows
+        chunks = (0..<count).map { _ in JXLRowChunk(bytes: rowBytes * Self.chunkRows) }
+        received = [Int](repeating: 0, count: count * Self.chunkRows)
+    }
+
+    /// Where byte `offset` of row `y` (not before `top`) goes, the ring grown to hold it if need be.
+    mutating func place(_ y: Int, _ offset: Int) -> (chunk: JXLRowChunk, offset: Int) {
+        if y / Self.chunkRows - top / Self.chunkRows >= chunks.count { grow(toHold: y) }
+        return (chunks[(y / Self.chunkRows) % chunks.count], (y % Self.chunkRows) * rowBytes + offset)
+    }
 
     /// The index in `received` of row `y`.
-    private static func slot(_ y: Int, _ ring: Ring) -> Int {
-        (y / chunkRows) % ring.chunks.count * chunkRows + y % chunkRows
+    func slot(_ y: Int) -> Int {
+        (y / Self.chunkRows) % chunks.count * Self.chunkRows + y % Self.chunkRows
     }
 
     /// The whole rows from `top` on, within one chunk, for the caller to
     /// write, when no other thread is writing; `writing` is then set.
-    private func claim(_ ring: inout Ring) -> Run? {
-        let top = ring.top
-        guard !ring.writing, top < height, ring.received[Self.slot(top, ring)] >= width else { return nil }
+    mutating func claim(width: Int, height: Int) -> Run? {
+        guard !writing, top < height, received[slot(top)] >= width else { return nil }
         var end = top + 1
-        while end < height, end % Self.chunkRows != 0, ring.received[Self.slot(end, ring)] >= width { end += 1 }
-        ring.writing = true
+        while end < height, end % Self.chunkRows != 0, received[slot(end)] >= width { end += 1 }
+        writing = true
         return Run(
-            first: top, count: end - top, chunk: ring.chunks[(top / Self.chunkRows) % ring.chunks.count],
+            first: top, count: end - top, chunk: chunks[(top / Self.chunkRows) % chunks.count],
             offset: (top % Self.chunkRows) * rowBytes)
+    }
+
+    /// `run` is written: its rows' slots are free again.
+    mutating func handedOn(_ run: Run) {
+        for row in run.first..<(run.first + run.count) { received[slot(row)] = 0 }
+        top = run.first + run.count
+        writing = false
     }
 
     /// More chunks, so that row `y` has one too: the chunks in use keep
     /// their rows (and their memory) and move to their new places.
-    private static func grow(_ ring: inout Ring, toHold y: Int, _ rowBytes: Int) {
-        let (oldCount, first) = (ring.chunks.count, ring.top / chunkRows)
-        let newCount = max(y / chunkRows - first + 1, oldCount + oldCount / 2)
-        var chunks = [Chunk?](repeating: nil, count: newCount)
-        var received = [Int](repeating: 0, count: newCount * chunkRows)
+    private mutating func grow(toHold y: Int) {
+        let (oldCount, first, rows) = (chunks.count, top / Self.chunkRows, Self.chunkRows)
+        let newCount = max(y / rows - first + 1, oldCount + oldCount / 2)
+        var moved = [JXLRowChunk?](repeating: nil, count: newCount)
+        var newReceived = [Int](repeating: 0, count: newCount * rows)
         for index in first..<(first + oldCount) {
             let (from, to) = (index % oldCount, index % newCount)
-            chunks[to] = ring.chunks[from]
-            received[(to * chunkRows)..<((to + 1) * chunkRows)] =
-                ring.received[(from * chunkRows)..<((from + 1) * chunkRows)]
+            moved[to] = chunks[from]
+            newReceived[(to * rows)..<((to + 1) * rows)] = received[(from * rows)..<((from + 1) * rows)]
         }
-        ring.chunks = chunks.map { $0 ?? Chunk(bytes: rowBytes * chunkRows) }
-        ring.received = received
+        chunks = moved.map { $0 ?? JXLRowChunk(bytes: rowBytes * rows) }
+        received = newReceived
     }
 }
