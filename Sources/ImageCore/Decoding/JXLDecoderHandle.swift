@@ -172,8 +172,12 @@ class JXLPixelReceiver: @unchecked Sendable {
         let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
         var index = 0
         while index &+ 8 <= count {
-            let value = from.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
-            let scaled = value.clamped(lowerBound: .zero, upperBound: .one) * 255 + SIMD8(repeating: magic)
+            // replace(with:where:), not clamped(lowerBound:upperBound:), whose
+            // pointwiseMin and pointwiseMax stay calls a sample at a time.
+            var value = from.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+            value.replace(with: 0, where: value .< 0)
+            value.replace(with: 1, where: value .> 1)
+            let scaled = value * 255 + SIMD8(repeating: magic)
             to.storeBytes(
                 of: SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(scaled, to: SIMD8<UInt32>.self)),
                 toByteOffset: index, as: SIMD8<UInt8>.self)
