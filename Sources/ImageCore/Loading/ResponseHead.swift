@@ -10,7 +10,11 @@ struct ResponseHead {
     /// Unicode tables, a twentieth of a cold download's CPU time.
     mutating func receive(_ line: UnsafeRawBufferPointer) {
         if line.starts(with: "HTTP/".utf8) {
-            headers.removeAll()
+            // Room for a typical response's fields at once: growing from
+            // empty rehashed every name at each doubling (11 M instructions
+            // of a cold batch of 1000 URLs, 9 fields each).
+            headers.removeAll(keepingCapacity: true)
+            headers.reserveCapacity(Self.typicalFieldCount)
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
@@ -24,6 +28,9 @@ struct ResponseHead {
             headers[key] = value
         }
     }
+
+    /// Header fields a response usually has (an image server's: 8 to 12).
+    private static let typicalFieldCount = 16
 
     /// `bytes` without the spaces, tabs, CRs and LFs around them.
     private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
