@@ -89,17 +89,8 @@ final class BodySink {
     /// the announcement): each growth copies the body so far, and doubling
     /// from 16 KiB copied 240 KiB for a 190 KiB image (a sixteenth of a
     /// cold batch's instructions), where quadrupling copies 80 KiB.
-    /// A body announced at up to `wholeReserveLimit` bytes gets its whole
-    /// buffer when its first bytes arrive: no growth copies at all (they
-    /// were 20 k instructions a URL of a cold batch of 1000 images),
-    /// and a server that announces that much and stalls holds no more
-    /// than the limit.
     private func grow(toHold needed: Int) {
         guard needed > bytes.capacity else { return }
-        if bytes.capacity == 0, let announced, announced >= needed, announced <= Self.wholeReserveLimit {
-            bytes.reserveCapacity(announced)
-            return
-        }
         let withinAnnounced = announced.map { $0 >= needed } ?? false
         var target = max(needed, (withinAnnounced ? 4 : 2) * bytes.capacity, Self.firstReserve)
         if let announced, withinAnnounced { target = min(target, announced) }
@@ -108,9 +99,6 @@ final class BodySink {
 
     /// The first buffer: a small image's body in one piece, little for a stalled one.
     private static let firstReserve = 16 * 1024
-
-    /// The largest announced body given its whole buffer at once.
-    static let wholeReserveLimit = 256 * 1024
 
     /// Goes on in memory: the file is closed and removed (with a resume
     /// record beside it, which would name bytes that are not there).
