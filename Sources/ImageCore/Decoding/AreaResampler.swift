@@ -90,12 +90,7 @@ struct AreaResampler {
                         let weight = rowWeights[rowOffset[y] &+ k]
                         rowTotal += weight
                         let source = try row(rowStart[y] &+ k) + first &* channels
-                        // A loop over contiguous samples: the compiler vectorises it.
-                        if k == 0 {
-                            for i in 0..<samples { floats[i] = Float(source[i]) * weight }
-                        } else {
-                            for i in 0..<samples { floats[i] += Float(source[i]) * weight }
-                        }
+                        Self.accumulate(source, times: weight, into: floats, count: samples, first: k == 0)
                     }
                     let out = UnsafeMutableRawPointer(output + y &* width &* 4)
                     for column in 0..<outX.count {
@@ -120,6 +115,21 @@ struct AreaResampler {
                     }
                 }
             }
+        }
+    }
+
+    /// One source row's part of an output row: `count` samples of `source`
+    /// times `weight`, added into `target` (set, for the first source row).
+    /// A loop over contiguous samples: the compiler vectorises it.
+    @inline(__always)
+    private static func accumulate(
+        _ source: UnsafePointer<UInt8>, times weight: Float, into target: UnsafeMutablePointer<Float>, count: Int,
+        first: Bool
+    ) {
+        if first {
+            for i in 0..<count { target[i] = Float(source[i]) * weight }
+        } else {
+            for i in 0..<count { target[i] += Float(source[i]) * weight }
         }
     }
 
@@ -152,13 +162,8 @@ struct AreaResampler {
                         rowTotal += weight
                         for plane in 0..<3 {
                             let source = try row(plane, rowStart[y] &+ k) + first
-                            let target = floats + plane &* samples
-                            // A loop over contiguous samples: the compiler vectorises it.
-                            if k == 0 {
-                                for i in 0..<samples { target[i] = Float(source[i]) * weight }
-                            } else {
-                                for i in 0..<samples { target[i] += Float(source[i]) * weight }
-                            }
+                            Self.accumulate(
+                                source, times: weight, into: floats + plane &* samples, count: samples, first: k == 0)
                         }
                     }
                     let out = UnsafeMutableRawPointer(output + y &* width &* 4)
