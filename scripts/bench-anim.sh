@@ -9,12 +9,13 @@
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-anim.sh PATH/TO/imgcache}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
+. "$HERE/scripts/lib/corpus.sh"
 ANIM_RUNS=${ANIM_RUNS:-20}
 . "$HERE/scripts/lib/nginx.sh"
+. "$HERE/scripts/lib/ports.sh"
 ANIM=$(mktemp -d /tmp/imgcache-bench-anim.XXXXXX)
 chmod 755 "$ANIM"
-PORT=18451
+PORT=$(free_ports 1)
 trap 'nginx_stop "$ANIM/nginx"; rm -rf "$ANIM"' EXIT
 say() { printf '%s\n' "$*" >&2; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }

@@ -10,12 +10,12 @@ IMGCACHE=$(readlink -f "${1:?usage: bench-counts.sh PATH/TO/imgcache [warm|thumb
 shift
 ROWS_WANTED=${*:-warm thumbnail cold}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
-[ -d "$CORPUS" ] || CORPUS=$HERE/../../shared/corpus/images  # from a worktree under /work/wt
+. "$HERE/scripts/lib/corpus.sh"
 . "$HERE/scripts/lib/nginx.sh"
+. "$HERE/scripts/lib/ports.sh"
 W=$(mktemp -d /tmp/imgcache-bench-counts.XXXXXX)
 chmod 755 "$W"
-PORT=18461
+PORT=$(free_ports 1)
 trap 'nginx_stop "$W/nginx"; rm -rf "$W"' EXIT
 say() { printf '%s\n' "$*" >&2; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }

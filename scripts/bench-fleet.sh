@@ -20,8 +20,9 @@ IMGCACHE=$(readlink -f "${1:?usage: bench-fleet.sh PATH/TO/imgcache [WORKDIR]}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${2:-$(mktemp -d /tmp/imgcache-fleet.XXXXXX)}
 mkdir -p "$WORK"
-SLOW_PORT=${SLOW_PORT:-18441} R1=${R1:-18442} R2=${R2:-18443} FAST_PORT=${FAST_PORT:-18444} DAV_PORT=${DAV_PORT:-18445}
-S3_PORT=${S3_PORT:-18450}  # and the eleven after it
+. "$HERE/scripts/lib/ports.sh"
+SLOW_PORT=$(free_ports 5) && R1=$((SLOW_PORT + 1)) R2=$((SLOW_PORT + 2)) FAST_PORT=$((SLOW_PORT + 3)) DAV_PORT=$((SLOW_PORT + 4))
+S3_PORT=$(free_ports 12)  # and the eleven after it
 MACHINES=6 COUNT=60 DELAY=0.2 RUNS=${RUNS:-3}
 say() { printf '%s\n' "$*" >&2; }
 now() { date +%s.%N; }
@@ -214,6 +215,14 @@ dead_leaseholder() {
 		sleep 0.01
 	done
 	victim=${token%%-*}
+	if [ -z "$victim" ]; then
+		# No lease was seen to kill (a listing that failed throughout, or a
+		# fleet done first): the row says so and leaves its goal out.
+		wait_fleet
+		echo "| 13 fleet: the leaseholder SIGKILLed, default lease | $label | no lease seen to kill; the fleet ran to its end | – |"
+		say "13f. $label: no lease seen, row skipped"
+		return 0
+	fi
 	kill -9 "$victim"
 	killed=$(now)
 	for pid in "${MPIDS[@]}"; do [ "$pid" = "$victim" ] || others+=("$pid"); done
@@ -242,7 +251,10 @@ if [ $HAVE_S3 = 1 ]; then
 	lease_token() {
 		local path
 		path=$(curl -s -H 'Accept: application/json' "$FILER/buckets/$BUCKET/imgcache/1/?limit=10000" |
-			python3 -c 'import json, sys; print(next((e["FullPath"] for e in json.load(sys.stdin).get("Entries") or [] if e["FullPath"].endswith(".lease")), ""))')
+			python3 -c 'import json, sys
+try: entries = json.load(sys.stdin).get("Entries") or []
+except ValueError: entries = []  # the listing before the first object
+print(next((e["FullPath"] for e in entries if e["FullPath"].endswith(".lease")), ""))')
 		[ -n "$path" ] && s3_request GET "${path#/buckets}" | sed -n 's/^token //p'
 	}
 	dead_leaseholder "s3://$BUCKET" "one S3 bucket (SeaweedFS)"

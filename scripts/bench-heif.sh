@@ -16,10 +16,11 @@
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-heif.sh PATH/TO/imgcache}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
+. "$HERE/scripts/lib/corpus.sh"
 W=$(mktemp -d /tmp/imgcache-bench-heif.XXXXXX)
 chmod 755 "$W"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+. "$HERE/scripts/lib/ports.sh"
+PORT=$(free_ports 1)
 say() { printf '%s\n' "$*" >&2; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 stop() { [ -f "$W/nginx.pid" ] && kill "$(cat "$W/nginx.pid")" 2>/dev/null; sleep 0.3; }

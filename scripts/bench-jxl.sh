@@ -11,12 +11,13 @@
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-jxl.sh PATH/TO/imgcache}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
+. "$HERE/scripts/lib/corpus.sh"
 RUNS=${JXL_RUNS:-5}
 JXL=$(mktemp -d /tmp/imgcache-bench-jxl.XXXXXX)
 chmod 755 "$JXL"
-PORT=18451
 . "$HERE/scripts/lib/nginx.sh"
+. "$HERE/scripts/lib/ports.sh"
+PORT=$(free_ports 1)
 say() { printf '%s\n' "$*" >&2; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 trap 'nginx_stop "$JXL/nginx"; rm -rf "$JXL"' EXIT

@@ -7,11 +7,13 @@
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench-slow.sh PATH/TO/imgcache}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
+. "$HERE/scripts/lib/corpus.sh"
 SLOW_RUNS=${SLOW_RUNS:-2}
 SLOW=$(mktemp -d /tmp/imgcache-bench-slow.XXXXXX)
 chmod 755 "$SLOW"
-PORT=18441 TLS1=18442 TLS2=18443 FAST=18444
+. "$HERE/scripts/lib/ports.sh"
+PORT=$(free_ports 4)
+TLS1=$((PORT + 1)) TLS2=$((PORT + 2)) FAST=$((PORT + 3))
 say() { printf '%s\n' "$*" >&2; }
 now() { date +%s.%N; }
 since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.2f", e - s }'; }

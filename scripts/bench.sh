@@ -6,14 +6,15 @@
 set -euo pipefail
 IMGCACHE=$(readlink -f "${1:?usage: bench.sh PATH/TO/imgcache}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
+. "$HERE/scripts/lib/corpus.sh"
 RUNS=${RUNS:-3}
 COLD_RUNS=${COLD_RUNS:-5}  # row 2: one round per tool, see there
 . "$HERE/scripts/lib/nginx.sh"
+. "$HERE/scripts/lib/ports.sh"
 
 WORK=$(mktemp -d /tmp/imgcache-bench.XXXXXX)
 chmod 755 "$WORK"  # nginx workers run as another user
-PORT=18431 STALE_PORT=18432
+PORT=$(free_ports 2) && STALE_PORT=$((PORT + 1))
 SHM=""  # row 2b's directory on tmpfs, while it exists
 cleanup() { nginx_stop "$WORK/fresh"; nginx_stop "$WORK/stale"; rm -rf "$WORK"; [ -z "$SHM" ] || rm -rf "$SHM"; }
 trap cleanup EXIT
@@ -300,7 +301,7 @@ row "| 7 clean 100 000 entries, all expired | \`find DIR -mtime +7 -delete\` | $
 # (nginx WebDAV, Redis) against the same prefetch from the origin, each into an
 # empty local cache.
 say "9. prefetch of 1000 from a warm remote storage vs from the origin"
-DAV_PORT=18433 REDIS_PORT=18434
+DAV_PORT=$(free_ports 2) && REDIS_PORT=$((DAV_PORT + 1))
 mkdir -p "$WORK/dav/logs" "$WORK/dav/tmp" "$WORK/dav/store"
 chmod 777 "$WORK/dav" "$WORK/dav/tmp" "$WORK/dav/store"  # nginx workers write as another user
 cat > "$WORK/dav/nginx.conf" <<CONF
