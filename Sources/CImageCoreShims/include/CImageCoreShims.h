@@ -113,6 +113,19 @@ void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]);
 /// corresponding C functions are `XXH3_128bits` and `XXH128_canonicalFromHash`.
 void imgcache_xxh3_128(const void *data, size_t size, uint8_t digest[16]);
 
+// CRC-32 (crc32_shims.c): PNG chunks' checksum, zlib's answers.
+
+/// The CRC-32 (ISO 3309, as zlib's `crc32`) of `size` bytes at `data`,
+/// continuing from `crc` (0 to start): folded with PCLMULQDQ where the CPU
+/// has it, else eight bytes a step by tables.
+uint32_t imgcache_crc32(uint32_t crc, const void *data, size_t size);
+
+/// Whether `imgcache_crc32` folds with PCLMULQDQ on this CPU (1) or not (0).
+int imgcache_crc32_folds(void);
+
+/// `imgcache_crc32` by the tables alone, for tests to hold both ways to zlib's.
+uint32_t imgcache_crc32_tables(uint32_t crc, const void *data, size_t size);
+
 // Memory (malloc_shims.c).
 
 /// Caps glibc's heaps (arenas) at `count`; returns 1 on success. The
