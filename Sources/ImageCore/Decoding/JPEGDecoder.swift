@@ -43,24 +43,26 @@ struct JPEGDecoder {
     /// decoded at the smallest DCT scale that still covers it, its rows
     /// area-averaged (`AreaResampler.resampleOpaque`) one by one as libjpeg
     /// makes them. No buffer holds the scaled decode (a 20 MP JPEG at 1/4:
-    /// 1507 × 848, 5 MB as RGBA), and no pass checks its alpha. RGBA rows,
-    /// not RGB: a pixel is then one vector load (libjpeg-turbo's SIMD
-    /// writes either as fast).
+    /// 1507 × 848, 5 MB as RGBA), and no pass checks its alpha. RGB rows,
+    /// as djpeg writes them: the row pass then adds up three samples a
+    /// pixel, not four (a pixel is still one vector load in the column pass).
     func thumbnail(_ bytes: [UInt8], size: (width: Int, height: Int)) throws -> DecodedImage {
         try JPEGDecompression.reading(bytes) { jpeg in
             let header = jpeg.header
             try limits.check(width: header.width, height: header.height)
             let eighths = JPEGDecompression.scaleEighths(width: header.width, height: header.height, atLeast: size)
-            convertsCMYK(jpeg, channels: 4)
-            let decoded = try jpeg.start(scaleEighths: eighths, channels: 4, maxScans: limits.maxJPEGScans)
+            convertsCMYK(jpeg, channels: 3)
+            let decoded = try jpeg.start(scaleEighths: eighths, channels: 3, maxScans: limits.maxJPEGScans)
             let resampler = AreaResampler(from: decoded.width, decoded.height, to: size.width, size.height)
-            let row = UnsafeMutableRawBufferPointer.allocate(byteCount: decoded.width * 4, alignment: 16)
+            let row = UnsafeMutableRawBufferPointer.allocate(byteCount: decoded.width * 3, alignment: 16)
             defer { row.deallocate() }
             var rowsRead = 0
-            var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
-            try pixels.withUnsafeMutableBufferPointer { output in
+            // Not zeroed first: resampleOpaque writes every pixel.
+            let bytes = size.width * size.height * 4
+            let pixels = try [UInt8](unsafeUninitializedCapacity: bytes) { output, count in
+                count = bytes
                 try resampler.resampleOpaque(
-                    channels: 4, outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!
+                    channels: 3, outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!
                 ) { wanted in
                     // Rows come in order; one asked for again is still in `row`.
                     while rowsRead <= wanted {
