@@ -104,20 +104,23 @@ extension CacheEntry {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         func add(_ name: StaticString, _ value: String?) {
-            guard let value else { return }
+            guard var value else { return }
             bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             bytes.append(UInt8(ascii: " "))
             // Only a value with a byte that can start a newline character is
-            // filtered; any other is appended as it is, with no array between.
-            var mayBreak = false
-            for byte in value.utf8 where (0x0A...0x0D).contains(byte) || byte == 0xC2 || byte == 0xE2 {
-                mayBreak = true
-                break
+            // filtered; any other is appended as it is, with no array between,
+            // from its contiguous UTF-8 (iterating the UTF8View was 10 k
+            // instructions a record, half of writing it; withUTF8, unlike
+            // the view's withContiguousStorageIfAvailable, takes small strings too).
+            let appended = value.withUTF8 { utf8 in
+                for byte in utf8 where byte <= 0x0D && byte >= 0x0A || byte == 0xC2 || byte == 0xE2 {
+                    return false
+                }
+                bytes.append(contentsOf: utf8)
+                return true
             }
-            if mayBreak {
+            if !appended {
                 bytes.append(contentsOf: value.filter { !$0.isNewline }.utf8)
-            } else {
-                bytes.append(contentsOf: value.utf8)
             }
             bytes.append(Self.newline)
         }

@@ -85,14 +85,17 @@ final class BodySink {
 
     /// Makes room for `needed` bytes: at least 16 KiB, else doubling (so
     /// memory is at most twice what arrived); within an announced length,
-    /// four times (at most four times what arrived, and no further than
-    /// the announcement): each growth copies the body so far, and doubling
-    /// from 16 KiB copied 240 KiB for a 190 KiB image (a sixteenth of a
-    /// cold batch's instructions), where quadrupling copies 80 KiB.
+    /// four times what arrived (and no further than the announcement),
+    /// from the first bytes on: each growth copies the body so far, and
+    /// doubling from 16 KiB copied 240 KiB for a 190 KiB image (a sixteenth
+    /// of a cold batch's instructions), where quadrupling from 16 KiB copied
+    /// 80 KiB, and quadrupling libcurl's first 16 KiB chunk copies 64 KiB
+    /// (nothing for a body up to 64 KiB).
     private func grow(toHold needed: Int) {
         guard needed > bytes.capacity else { return }
         let withinAnnounced = announced.map { $0 >= needed } ?? false
-        var target = max(needed, (withinAnnounced ? 4 : 2) * bytes.capacity, Self.firstReserve)
+        let grown = withinAnnounced ? 4 * max(bytes.capacity, needed) : 2 * bytes.capacity
+        var target = max(needed, grown, Self.firstReserve)
         if let announced, withinAnnounced { target = min(target, announced) }
         bytes.reserveCapacity(target)
     }

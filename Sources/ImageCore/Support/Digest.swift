@@ -40,12 +40,13 @@ enum Digest {
     private static let digits = Array("0123456789abcdef".utf8)
 
     private static func hex(_ digest: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(digest.count * 2)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        // Written into the string's own storage: no array between.
+        String(unsafeUninitializedCapacity: digest.count * 2) { out in
+            for (index, byte) in digest.enumerated() {
+                out[2 * index] = digits[Int(byte >> 4)]
+                out[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+            return digest.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
