@@ -10,6 +10,7 @@
 #include "avif_shims.h"
 #include "jxl_shims.h"
 #include "heif_shims.h"
+#include "hevc_shims.h"
 #include "lcms_shims.h"
 #include "codec_libraries.h"
 

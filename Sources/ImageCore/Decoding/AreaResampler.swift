@@ -179,6 +179,42 @@ struct AreaResampler {
         }
     }
 
+    /// One plane of bytes (`sourceWidth` × `sourceHeight`) averaged into
+    /// `output` (`width` × `height` floats, unrounded), rows first as
+    /// `resampleOpaque` does: for samples that are converted after the
+    /// shrink (HEVC's Y, Cb and Cr, `HEVCThumbnail`), where a rounding here
+    /// would be amplified by the conversion. `row(y)` gives source row `y`,
+    /// asked for in ascending order.
+    func resamplePlane(into output: UnsafeMutablePointer<Float>, row: (Int) throws -> UnsafePointer<UInt8>) rethrows {
+        let samples = sourceWidth
+        let line = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        defer { line.deallocate() }
+        let width = self.width
+        try rows.withBuffers { rowStart, rowCount, rowOffset, rowWeights in
+            try columns.withBuffers { start, count, offset, weights in
+                for y in 0..<height {
+                    var rowTotal: Float = 0
+                    for k in 0..<rowCount[y] {
+                        let weight = rowWeights[rowOffset[y] &+ k]
+                        rowTotal += weight
+                        Self.accumulate(
+                            try row(rowStart[y] &+ k), times: weight, into: line, count: samples, first: k == 0)
+                    }
+                    let out = output + y &* width
+                    for x in 0..<width {
+                        var sum: Float = 0, total: Float = 0
+                        for k in 0..<count[x] {
+                            let weight = weights[offset[x] &+ k]
+                            sum += line[start[x] &+ k] * weight
+                            total += weight
+                        }
+                        out[x] = sum / (rowTotal * total)
+                    }
+                }
+            }
+        }
+    }
+
     /// (r, g, b, 0) rounded to the nearest bytes (even on a tie), with a
     /// fourth lane of 255, and no conversion that checks its range: adding
     /// 1.5 × 2²³ leaves the rounded value in the float's low mantissa bits

@@ -39,9 +39,17 @@ struct HEIFDecoder {
     /// instead of the primary image, as libvips does, and area-averaged. An
     /// opaque image is averaged from libheif's R, G and B planes (or RGB
     /// rows) where they lie (`AreaResampler.resamplePlanar`,
-    /// `resampleOpaque`), with no RGBA copy of them.
+    /// `resampleOpaque`), with no RGBA copy of them. An 8-bit HEVC image or
+    /// grid without alpha or `clap` skips libheif: `HEVCThumbnail` shrinks
+    /// libde265's Y, Cb and Cr planes and converts only the thumbnail.
     func thumbnail(_ bytes: [UInt8], size: (width: Int, height: Int)) throws -> DecodedImage {
-        try checkHeaders(bytes)
+        let items = try checkHeaders(bytes)
+        if let items, let plan = HEVCThumbnail(bytes, items: items, size: size),
+            let pixels = plan.thumbnail(bytes, size: size)
+        {
+            return DecodedImage(
+                format: .heif, width: size.width, height: size.height, frames: [DecodedImage.Frame(pixels: pixels)])
+        }
         return try bytes.withUnsafeBufferPointer { buffer in
             let context = try HEIFContext(buffer, limits: limits)
             let handle = context.thumbnail(atLeast: size) ?? context.primary
@@ -74,11 +82,13 @@ struct HEIFDecoder {
     /// The whole-file box walk, then the primary item's `ispe` and a grid's
     /// output size against the limits: libheif reads a grid's size only
     /// when it decodes it, so it alone would allocate the canvas first.
-    private func checkHeaders(_ bytes: [UInt8]) throws {
+    @discardableResult
+    private func checkHeaders(_ bytes: [UInt8]) throws -> HEIFItems? {
         try BoxStructure.verify(bytes, format: "HEIF")
-        guard let items = HEIFItems(bytes) else { return }
+        guard let items = HEIFItems(bytes) else { return nil }
         if let extent = items.spatialExtent { try limits.check(width: extent.width, height: extent.height) }
         if let grid = items.grid { try limits.check(width: grid.width, height: grid.height) }
+        return items
     }
 }
 

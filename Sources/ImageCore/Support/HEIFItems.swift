@@ -3,17 +3,32 @@
 /// into `ipco`: `ispe`, `colr`, `irot`, ...) and, for a grid, the grid's
 /// output size from the item's data (`iloc`, in the file or in `idat`).
 /// Nothing is decoded, no library is loaded: what `--json` and the header
-/// limits need before libheif sees the file.
+/// limits need before libheif sees the file. Other items (a grid's tiles,
+/// thumbnails, auxiliary images) are reached through the item references
+/// (`iref`) and read the same way, for the HEVC thumbnail path.
 struct HEIFItems {
+    /// The primary item's id (`pitm`).
+    var primary: Int
     /// The primary item's type: "hvc1", "grid", "av01", "jpeg", ...
     var primaryType: String
     /// The primary item's properties, in association order.
     var properties: [(type: String, payload: ArraySlice<UInt8>)]
     /// For a grid: its rows and columns and the size it writes.
     var grid: (rows: Int, columns: Int, width: Int, height: Int)?
+    /// The item references (`iref`): `type` (`dimg`, `thmb`, `auxl`, ...)
+    /// from item `from` to the items `to`, in order.
+    var references: [(type: String, from: Int, to: [Int])]
+    private let meta: ArraySlice<UInt8>
 
     /// The primary item's `ispe` (its size before `clap` and `irot`), if any.
-    var spatialExtent: (width: Int, height: Int)? {
+    var spatialExtent: (width: Int, height: Int)? { Self.spatialExtent(properties) }
+
+    /// The `ispe` among `properties`, if any.
+    static func spatialExtent(
+        _ properties: [(type: String, payload: ArraySlice<UInt8>)]
+    ) -> (
+        width: Int, height: Int
+    )? {
         guard let ispe = properties.first(where: { $0.type == "ispe" })?.payload, ispe.count >= 12 else {
             return nil
         }
@@ -32,9 +47,41 @@ struct HEIFItems {
         let pitmVersion = pitm[pitm.startIndex]
         let primary = Int(ISOBoxes.readUInt(pitm, at: pitm.startIndex + 4, bytes: pitmVersion == 0 ? 2 : 4))
         guard let type = Self.itemType(primary, in: meta) else { return nil }
+        self.meta = meta
+        self.primary = primary
         primaryType = type
         properties = Self.properties(of: primary, in: meta)
-        grid = type == "grid" ? Self.itemData(primary, in: meta, bytes: bytes).flatMap(Self.gridLayout) : nil
+        references = Self.references(in: meta)
+        grid =
+            type == "grid"
+            ? Self.itemExtents(primary, in: meta).flatMap { Self.gridData($0, in: meta, bytes: bytes) }.flatMap(
+                Self.gridLayout) : nil
+    }
+
+    /// The type of item `id` ("hvc1", ...), nil if it has no `infe`.
+    func type(of id: Int) -> String? { Self.itemType(id, in: meta) }
+
+    /// The properties associated with item `id`, in association order.
+    func properties(of id: Int) -> [(type: String, payload: ArraySlice<UInt8>)] {
+        id == primary ? properties : Self.properties(of: id, in: meta)
+    }
+
+    /// Item `id`'s data as byte ranges of the file, in order, when `iloc`
+    /// places it there (construction method 0) and every extent lies inside
+    /// `fileSize` bytes; nil otherwise (in `idat`, or malformed).
+    func fileExtents(of id: Int, fileSize: Int) -> [Range<Int>]? {
+        guard let location = Self.itemExtents(id, in: meta), location.method == 0, !location.extents.isEmpty
+        else { return nil }
+        var ranges: [Range<Int>] = []
+        for (offset, length) in location.extents {
+            let (start, overflow) = location.baseOffset.addingReportingOverflow(offset)
+            // A length of 0 means "to the end of the file".
+            let end = length == 0 ? fileSize : start.addingReportingOverflow(length).partialValue
+            guard !overflow, length >= 0, start >= 0, start < end, end <= fileSize, length == 0 || end - start == length
+            else { return nil }
+            ranges.append(start..<end)
+        }
+        return ranges
     }
 
     /// The type of item `id`, from its `infe` (version 2 or 3) in `iinf`.
@@ -86,9 +133,12 @@ struct HEIFItems {
         return found
     }
 
-    /// Item `id`'s data, joined from its `iloc` extents (construction
-    /// method 0: offsets in the file; 1: in `idat`); nil if not whole.
-    private static func itemData(_ id: Int, in meta: ArraySlice<UInt8>, bytes: [UInt8]) -> [UInt8]? {
+    /// Item `id`'s `iloc` entry: its construction method (0: offsets in
+    /// the file; 1: in `idat`), base offset and extents (offset, length);
+    /// nil if it has none or `iloc` is malformed.
+    private static func itemExtents(
+        _ id: Int, in meta: ArraySlice<UInt8>
+    ) -> (method: Int, baseOffset: Int, extents: [(offset: Int, length: Int)])? {
         guard let iloc = ISOBoxes.box("iloc", in: meta), iloc.count >= 8 else { return nil }
         let version = iloc[iloc.startIndex]
         let sizes = (Int(iloc[iloc.startIndex + 4]), Int(iloc[iloc.startIndex + 5]))
@@ -105,31 +155,61 @@ struct HEIFItems {
         for _ in 0..<itemCount {
             guard let item = read(wide ? 4 : 2) else { return nil }
             let method = version == 0 ? 0 : (read(2) ?? 0) & 15
-            guard read(2) != nil, let baseOffset = read(baseOffsetSize), let extents = read(2) else { return nil }
-            var data: [UInt8] = []
-            for _ in 0..<extents {
+            guard read(2) != nil, let baseOffset = read(baseOffsetSize), let count = read(2) else { return nil }
+            var extents: [(offset: Int, length: Int)] = []
+            for _ in 0..<count {
                 guard read(indexSize) != nil, let offset = read(offsetSize), let length = read(lengthSize) else {
                     return nil
                 }
-                guard item == id else { continue }
-                let source: ArraySlice<UInt8>
-                switch method {
-                case 0: source = bytes[...]
-                case 1:
-                    guard let idat = ISOBoxes.box("idat", in: meta) else { return nil }
-                    source = idat
-                default: return nil
-                }
-                let (start, overflow) = baseOffset.addingReportingOverflow(offset)
-                // A length of 0 means "to the end"; a grid descriptor is 8 to 12 bytes.
-                let count = length == 0 ? 12 : min(length, 64)
-                guard !overflow, start <= source.count - min(count, source.count) else { return nil }
-                let from = source.startIndex + start
-                data += source[from..<min(from + count, source.endIndex)]
+                extents.append((offset, length))
             }
-            if item == id { return data }
+            if item == id { return (method, baseOffset, extents) }
         }
         return nil
+    }
+
+    /// The first bytes (up to 64) of a grid item's data, from its extents
+    /// in the file or in `idat`; nil if not whole.
+    private static func gridData(
+        _ location: (method: Int, baseOffset: Int, extents: [(offset: Int, length: Int)]), in meta: ArraySlice<UInt8>,
+        bytes: [UInt8]
+    ) -> [UInt8]? {
+        var data: [UInt8] = []
+        for (offset, length) in location.extents {
+            let source: ArraySlice<UInt8>
+            switch location.method {
+            case 0: source = bytes[...]
+            case 1:
+                guard let idat = ISOBoxes.box("idat", in: meta) else { return nil }
+                source = idat
+            default: return nil
+            }
+            let (start, overflow) = location.baseOffset.addingReportingOverflow(offset)
+            // A length of 0 means "to the end"; a grid descriptor is 8 to 12 bytes.
+            let count = length == 0 ? 12 : min(length, 64)
+            guard !overflow, start <= source.count - min(count, source.count) else { return nil }
+            let from = source.startIndex + start
+            data += source[from..<min(from + count, source.endIndex)]
+        }
+        return data
+    }
+
+    /// Every reference in `iref` (version 0: 16-bit item ids; 1: 32-bit).
+    private static func references(in meta: ArraySlice<UInt8>) -> [(type: String, from: Int, to: [Int])] {
+        guard let iref = ISOBoxes.box("iref", in: meta), iref.count >= 4 else { return [] }
+        let idBytes = iref[iref.startIndex] == 0 ? 2 : 4
+        var found: [(type: String, from: Int, to: [Int])] = []
+        for (type, payload) in ISOBoxes.all(in: iref.dropFirst(4)) {
+            guard payload.count >= idBytes + 2 else { continue }
+            let from = Int(ISOBoxes.readUInt(payload, at: payload.startIndex, bytes: idBytes))
+            let count = Int(ISOBoxes.readUInt(payload, at: payload.startIndex + idBytes, bytes: 2))
+            guard payload.count >= idBytes + 2 + count * idBytes else { continue }
+            let to = (0..<count).map {
+                Int(ISOBoxes.readUInt(payload, at: payload.startIndex + idBytes + 2 + $0 * idBytes, bytes: idBytes))
+            }
+            found.append((type, from, to))
+        }
+        return found
     }
 
     /// An `ImageGrid` descriptor: version, flags (bit 0: 32-bit sizes),

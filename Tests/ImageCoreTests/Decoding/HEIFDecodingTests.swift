@@ -49,15 +49,19 @@ struct HEIFDecodingTests {
         let scaled = try ImageDecoder().decode(heic, frame: nil, scale: .fit(width: 48, height: 48))
         #expect((scaled.width, scaled.height) == (48, 32))
         #expect(scaled.frames[0].pixels == ImageDecoder.resample(embedded, to: (48, 32)).frames[0].pixels)
-        // Too small: the primary image, scaled.
+        // Too small: the primary image, scaled (from libde265's planes:
+        // within HEVCThumbnailTests' tolerance of libheif's RGB scaled).
+        func within(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+            a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= HEVCThumbnailTests.tolerance }
+        }
         let primary = try HEIFDecoder(limits: .default).decode(heic)
         let large = try ImageDecoder().decode(heic, frame: nil, scale: .fit(width: 96, height: 96))
-        #expect(large.frames[0].pixels == ImageDecoder.resample(primary, to: (96, 64)).frames[0].pixels)
+        #expect(within(large.frames[0].pixels, ImageDecoder.resample(primary, to: (96, 64)).frames[0].pixels))
         // A file without one is decoded whole and scaled.
         let plain = try HEIFSamples.make(.lossy, in: work)
         let full = try ImageDecoder().decode(plain, frame: nil)
         let small = try ImageDecoder().decode(plain, frame: nil, scale: .fit(width: 48, height: 48))
-        #expect(small.frames[0].pixels == ImageDecoder.resample(full, to: (48, 32)).frames[0].pixels)
+        #expect(within(small.frames[0].pixels, ImageDecoder.resample(full, to: (48, 32)).frames[0].pixels))
     }
 
     @Test func aHugeHeaderIsRefusedBeforeAnyPixelBuffer() throws {

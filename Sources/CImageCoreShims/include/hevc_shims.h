@@ -1,0 +1,53 @@
+#ifndef IMGCACHE_HEVC_SHIMS_H
+#define IMGCACHE_HEVC_SHIMS_H
+
+#include <stdint.h>
+
+// Why libde265 is called directly, beside libheif: libheif 1.15's
+// heif_decode_image converts every picture to RGB at full size
+// (decode_image_planar), so a HEIC thumbnail would pay for 12 million RGB
+// pixels to keep 0.8 million. Fed the item's HEVC stream itself, libde265
+// hands over its Y, Cb and Cr planes, which are shrunk first and converted
+// to RGB at the thumbnail's size (HEIFDecoder). Loaded with dlopen on first
+// use, like libheif, and through the same loader; no libde265 type crosses
+// this header.
+
+/// One libde265 decoder context (de265_decoder_context).
+typedef struct imgcache_hevc_decoder imgcache_hevc_decoder;
+
+/// The picture libde265 decoded, owned by the decoder and valid until
+/// imgcache_hevc_free: planes 0, 1, 2 (Y, Cb, Cr; only 0 for monochrome).
+typedef struct {
+    const uint8_t *planes[3];
+    int strides[3];
+    int widths[3];
+    int heights[3];
+    /// Sample depth of each plane (de265_get_bits_per_pixel).
+    int bits[3];
+    /// 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4 (enum de265_chroma).
+    int chroma;
+    /// The SPS's VUI: matrix_coeffs (2, unspecified, when absent) and video_full_range_flag (0 when absent).
+    int matrix_coefficients;
+    int full_range;
+} imgcache_hevc_picture;
+
+/// Loads libde265.so.0 and resolves every function used (imgcache_library_load).
+/// Returns 0, or -1 with a message in `error` (at least 256 bytes).
+int imgcache_hevc_load(char *error);
+
+/// A new decoder that decodes on the calling thread (no worker threads);
+/// NULL if out of memory. The corresponding C function is `de265_new_decoder`.
+imgcache_hevc_decoder *imgcache_hevc_new(void);
+/// The corresponding C function is `de265_free_decoder`.
+void imgcache_hevc_free(imgcache_hevc_decoder *decoder);
+/// One NAL unit, without start code or length prefix. Returns 0, or -1 when
+/// libde265 refuses it. The corresponding C function is `de265_push_NAL`.
+int imgcache_hevc_push(imgcache_hevc_decoder *decoder, const uint8_t *nal, int length);
+/// Ends the stream and decodes until the first picture comes out. Returns 0
+/// with `picture` filled in; -1 when libde265 reported an error or a
+/// warning (a damaged stream) or no picture came out, with its text in
+/// `error` (at least 256 bytes). The corresponding C functions are
+/// `de265_flush_data`, `de265_decode`, `de265_get_next_picture`, `de265_get_warning`.
+int imgcache_hevc_decode(imgcache_hevc_decoder *decoder, imgcache_hevc_picture *picture, char *error);
+
+#endif
