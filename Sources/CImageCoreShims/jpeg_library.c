@@ -32,7 +32,6 @@
     F(int, jpeg_read_header, (j_decompress_ptr info, boolean require_image), (info, require_image))           \
     F(JDIMENSION, jpeg_read_scanlines, (j_decompress_ptr info, JSAMPARRAY rows, JDIMENSION count),           \
       (info, rows, count))                                                                                    \
-    V(void, jpeg_save_markers, (j_decompress_ptr info, int marker, unsigned int limit), (info, marker, limit)) \
     V(void, jpeg_set_defaults, (j_compress_ptr info), (info))                                                 \
     V(void, jpeg_set_quality, (j_compress_ptr info, int quality, boolean baseline), (info, quality, baseline)) \
     V(void, jpeg_start_compress, (j_compress_ptr info, boolean all_tables), (info, all_tables))               \

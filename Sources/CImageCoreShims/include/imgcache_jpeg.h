@@ -22,8 +22,9 @@ typedef struct {
     int components;
     /// CMYK or YCCK: decoded to CMYK and converted as djpeg does.
     int is_cmyk;
-    /// The first saved APP1 segment starting "Exif\0\0" (the prefix
-    /// included), or NULL; valid until imgcache_jpeg_close.
+    /// The data of the first APP1 segment starting "Exif\0\0" (the prefix
+    /// included) before the first scan, or NULL: it points into the bytes
+    /// given to imgcache_jpeg_read_header, valid while they are.
     const uint8_t *exif;
     size_t exif_size;
     /// An Adobe APP14 marker was seen: CMYK is stored inverted (0 = full ink).

@@ -33,7 +33,7 @@ final class JPEGDecompression {
     }
 
     /// The corresponding C functions are `jpeg_create_decompress`, `jpeg_mem_src`,
-    /// `jpeg_save_markers` and `jpeg_read_header`.
+    /// and `jpeg_read_header` (the Exif segment is found in the bytes in place).
     private init(_ buffer: UnsafeBufferPointer<UInt8>) throws {
         guard let handle = imgcache_jpeg_create() else { throw ImageCoreError(.image, "cannot initialise libjpeg") }
         var header = imgcache_jpeg_header()

@@ -60,4 +60,19 @@ import Testing
         #expect(EXIFOrientation.read(jpeg: [0xFF, 0xD8, 0xFF, 0xD9]) == 1)
         #expect(EXIFOrientation.read(jpeg: Array(jpeg.prefix(20))) == 1)
     }
+
+    /// The Exif segment libjpeg's header read returns is found in the bytes
+    /// in place: the first APP1 that is Exif, past other APP1s (XMP) and
+    /// fill bytes, as libjpeg's saved markers gave it.
+    @Test(.enabled(if: Corpus.directory != nil, Corpus.missing))
+    func aJPEGsOrientationComesFromItsFirstExifSegment() throws {
+        let jpeg = try Corpus.bytes("images/jpeg_exif-orientation6_photo_gdk-testrotate.jpg")
+        let decoder = JPEGDecoder(limits: .default)
+        #expect(try decoder.header(jpeg).orientation == 6)
+        let xmp = Array("http://ns.adobe.com/xap/1.0/\0<x/>".utf8)
+        let app1: [UInt8] = [0xFF, 0xFF, 0xE1, UInt8((xmp.count + 2) >> 8), UInt8((xmp.count + 2) & 0xFF)] + xmp
+        #expect(try decoder.header(Array(jpeg[..<2]) + app1 + jpeg[2...]).orientation == 6)
+        let plain = try Corpus.bytes("images/jpeg_baseline_420_photo_grace-hopper.jpg")
+        #expect(try decoder.header(plain).orientation == 1)
+    }
 }
