@@ -48,6 +48,7 @@ struct TransferQueue {
     /// order they should, noting each start in `schedule`.
     mutating func admit(_ slots: Int, schedule: inout HostSchedule, now: Double) -> [QueuedTransfer] {
         var admitted: [QueuedTransfer] = []
+        admitted.reserveCapacity(min(slots, waiting.count))
         while admitted.count < slots, let next = nextIndex(schedule: schedule, now: now) {
             let transfer = waiting.remove(at: next)
             schedule.started(transfer.host, paced: transfer.request.isPaced, now: now)
@@ -63,18 +64,23 @@ struct TransferQueue {
 
     /// The waiting transfer to start next among those whose host allows it now.
     private func nextIndex(schedule: HostSchedule, now: Double) -> Int? {
+        // Fields are read in place: copying a whole waiting transfer (its
+        // request, continuation and body) to compare two of its fields cost
+        // 4 k instructions an admission.
         var best: Int?
         for index in waiting.indices {
-            let candidate = waiting[index]
-            guard schedule.isIdle || schedule.earliestStart(candidate.host, paced: candidate.request.isPaced) <= now
+            guard
+                schedule.isIdle
+                    || schedule.earliestStart(waiting[index].host, paced: waiting[index].request.isPaced) <= now
             else { continue }
-            guard let current = best.map({ waiting[$0] }) else {
+            guard let current = best else {
                 best = index
                 continue
             }
-            if candidate.request.priority != current.request.priority {
-                if candidate.request.priority > current.request.priority { best = index }
-            } else if order == .lifo && candidate.sequence > current.sequence {
+            let (priority, bestPriority) = (waiting[index].request.priority, waiting[current].request.priority)
+            if priority != bestPriority {
+                if priority > bestPriority { best = index }
+            } else if order == .lifo && waiting[index].sequence > waiting[current].sequence {
                 best = index
             }
         }
