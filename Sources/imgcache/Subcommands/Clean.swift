@@ -4,6 +4,7 @@ import ImageCore
 extension IMGCacheCommand {
     struct Clean: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clean",
             abstract: "Remove entries unused for too long, then the least recently used until the cache fits.",
             discussion: """
                 Also expires failed-URL records and removes temporary files older than an hour left by killed \

@@ -4,6 +4,7 @@ import ImageCore
 extension IMGCacheCommand {
     struct Fetch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "fetch",
             abstract: "Fetch images and write them, their pixels or their metadata to stdout.",
             discussion: """
                 Each URL is looked up in memory, then in the disk cache, then on the network. \

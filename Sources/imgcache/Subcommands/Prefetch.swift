@@ -4,6 +4,7 @@ import ImageCore
 extension IMGCacheCommand {
     struct Prefetch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "prefetch",
             abstract: "Warm the cache with URLs read from a file or stdin, one per line.",
             discussion: """
                 Blank lines and lines starting with # are skipped. Input is read as a stream, so memory stays \

@@ -4,6 +4,7 @@ import ImageCore
 extension IMGCacheCommand {
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "purge",
             abstract: "Remove given URLs, or empty the cache (--all), or forget the failed-URL list (--failed).",
             usage: "imgcache purge [options] (<url> ... | --all | --failed)",
             discussion: """

@@ -4,6 +4,7 @@ import ImageCore
 extension IMGCacheCommand {
     struct Stat: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stat",
             abstract: "Show the cache as a whole, or what it holds for given URLs.",
             discussion: """
                 Without URLs: entries, size, limits, oldest and newest use, failed URLs and the counters \
