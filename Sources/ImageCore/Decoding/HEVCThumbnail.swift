@@ -90,10 +90,13 @@ struct HEVCThumbnail {
                 else { return nil }
                 tiles.append(tile)
             }
-            // Tiles must cover the output, and the last row and column must reach into it.
+            // Tiles must cover the output, and the last row and column must
+            // reach into it; no tile larger than the output, whose size the
+            // limits have checked (a one-tile grid could claim any tile size).
             let (tileWidth, tileHeight) = (tiles[0].width, tiles[0].height)
             guard tileWidth * grid.columns >= grid.width, tileWidth * (grid.columns - 1) < grid.width,
-                tileHeight * grid.rows >= grid.height, tileHeight * (grid.rows - 1) < grid.height
+                tileHeight * grid.rows >= grid.height, tileHeight * (grid.rows - 1) < grid.height,
+                tileWidth <= grid.width, tileHeight <= grid.height
             else { return nil }
             (self.tiles, columns, width, height) = (tiles, grid.columns, grid.width, grid.height)
             gridColour = Self.nclx(items.properties)
