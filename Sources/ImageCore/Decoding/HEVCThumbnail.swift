@@ -30,6 +30,9 @@ struct HEVCThumbnail {
         var height: Int
         /// The item's own `colr` nclx: matrix coefficients and full range, if it has one.
         var colour: (matrix: Int, fullRange: Bool)?
+
+        /// The bytes of the file `data` covers, counted again where extents repeat.
+        var codedBytes: Int { data.reduce(0) { $0 + $1.count } }
     }
 
     /// The coded images in row order (one for an `hvc1` item).
@@ -72,11 +75,17 @@ struct HEVCThumbnail {
             let (long, short) = (max(extent.width, extent.height), min(extent.width, extent.height))
             if long >= max(size.width, size.height) && short >= min(size.width, size.height) { return nil }
         }
+        // What libde265 is given (it copies every NAL unit it is pushed) is
+        // at most the file: `iloc` may list one extent many times, or many
+        // that run to the file's end (length 0), and tiles may share their
+        // data, which would make a small file push gigabytes (libheif caps
+        // an item's data, MAX_MEMORY_BLOCK_SIZE; no encoder repeats data,
+        // so such a file is left to it).
         switch items.primaryType {
         case "hvc1":
-            guard let image = Self.codedImage(items.primary, items, bytes, transformed: true) else {
-                return nil
-            }
+            guard let image = Self.codedImage(items.primary, items, bytes, transformed: true),
+                image.codedBytes <= bytes.count
+            else { return nil }
             (tiles, columns, width, height, gridColour) = ([image], 1, image.width, image.height, nil)
         case "grid":
             guard let grid = items.grid,
@@ -84,10 +93,13 @@ struct HEVCThumbnail {
                 reference.to.count == grid.rows * grid.columns
             else { return nil }
             var tiles: [CodedImage] = []
+            var codedBytes = 0
             for id in reference.to {
                 guard items.type(of: id) == "hvc1", let tile = Self.codedImage(id, items, bytes, transformed: false),
                     tile.width == tiles.first?.width ?? tile.width, tile.height == tiles.first?.height ?? tile.height
                 else { return nil }
+                codedBytes += tile.codedBytes
+                guard codedBytes <= bytes.count else { return nil }
                 tiles.append(tile)
             }
             // Tiles must cover the output, and the last row and column must

@@ -44,8 +44,10 @@ struct HEIFItems {
         guard let meta = ISOBoxes.box("meta", in: bytes[...], headerExtra: 4),
             let pitm = ISOBoxes.box("pitm", in: meta), pitm.count >= 6
         else { return nil }
-        let pitmVersion = pitm[pitm.startIndex]
-        let primary = Int(ISOBoxes.readUInt(pitm, at: pitm.startIndex + 4, bytes: pitmVersion == 0 ? 2 : 4))
+        // Version 0: a 16-bit id; otherwise 32 bits, which a 6-byte box lacks.
+        let idBytes = pitm[pitm.startIndex] == 0 ? 2 : 4
+        guard pitm.count >= 4 + idBytes else { return nil }
+        let primary = Int(ISOBoxes.readUInt(pitm, at: pitm.startIndex + 4, bytes: idBytes))
         guard let type = Self.itemType(primary, in: meta) else { return nil }
         self.meta = meta
         self.primary = primary
