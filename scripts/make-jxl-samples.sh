@@ -4,6 +4,8 @@
 # `make fuzz`'s FuzzJXL. Each file is a case the decoder must get right:
 #   lossy.jxl          VarDCT (XYB), sRGB            lossless.jxl    modular, -d 0
 #   alpha.jxl          RGBA, lossless                 alpha-lossy.jxl RGBA, VarDCT
+#   alpha-groups.jxl   600 × 520 RGBA, lossless: stripes of alpha 0 over colour, across 3 × 3 groups
+#   alpha-opaque.jxl   RGBA whose alpha is all 255 (cjxl keeps the channel)
 #   icc.jxl            Adobe RGB ICC profile, lossless (pixels stay in its space)
 #   icc-lossy.jxl      Adobe RGB ICC profile, XYB (libjxl decodes it to sRGB for us)
 #   16bit.jxl          16-bit samples, lossless       gray.jxl        one channel
@@ -28,6 +30,10 @@ write("photo.ppm", "P6\n200 150\n255\n", 200, 150, photo)
 write("groups.ppm", "P6\n600 520\n255\n", 600, 520, lambda x, y: (x * 255 // 599, (x ^ y) & 255, y * 255 // 519))
 write("rgba.pam", "P7\nWIDTH 64\nHEIGHT 48\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n", 64, 48,
       lambda x, y: (x * 4, 200, y * 5, (x * 4 + y * 3) % 256))
+rgba = lambda w, h: f"P7\nWIDTH {w}\nHEIGHT {h}\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+write("rgba-groups.pam", rgba(600, 520), 600, 520,
+      lambda x, y: (x * 255 // 599, (x ^ y) & 255, y * 255 // 519, 0 if (x // 7 + y // 5) % 3 == 0 else (x + 2 * y) % 256))
+write("rgba-opaque.pam", rgba(64, 48), 64, 48, lambda x, y: (x * 4, 200, y * 5, 255))
 write("deep.ppm", "P6\n48 32\n65535\n", 48, 32, lambda x, y: (x * 1365, y * 2047, (x * y * 37) % 65536), 2)
 write("gray.pgm", "P5\n40 30\n255\n", 40, 30, lambda x, y: ((x * 6 + y * 2) % 256,))
 for i in range(3):
@@ -49,6 +55,8 @@ jxl "$tmp/photo.png" "$out/lossless.jxl" -d 0
 jxl "$tmp/groups.ppm" "$out/groups.jxl" -d 1
 jxl "$tmp/rgba.pam" "$out/alpha.jxl" -d 0
 jxl "$tmp/rgba.pam" "$out/alpha-lossy.jxl" -d 1
+jxl "$tmp/rgba-groups.pam" "$out/alpha-groups.jxl" -d 0
+jxl "$tmp/rgba-opaque.pam" "$out/alpha-opaque.jxl" -d 0
 jxl "$tmp/adobe.png" "$out/icc.jxl" -d 0
 jxl "$tmp/adobe.png" "$out/icc-lossy.jxl" -d 1
 jxl "$tmp/deep.ppm" "$out/16bit.jxl" -d 0

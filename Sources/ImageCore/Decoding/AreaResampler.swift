@@ -314,8 +314,8 @@ struct AreaResampler {
     ) -> PixelRect {
         let outX = columns.outputs(meeting: changed.x), outY = rows.outputs(meeting: changed.y)
         guard !outX.isEmpty, !outY.isEmpty else { return .empty }
+        let base = source.baseAddress!.assumingMemoryBound(to: UInt8.self), rowLength = sourceWidth * 4
         if opaque {
-            let base = source.baseAddress!.assumingMemoryBound(to: UInt8.self), rowLength = sourceWidth * 4
             output.withUnsafeMutableBufferPointer { output in
                 resampleOpaque(channels: 4, outX: outX, outY: outY, into: output.baseAddress!) {
                     UnsafePointer(base + $0 * rowLength)
@@ -325,63 +325,87 @@ struct AreaResampler {
         }
         let firstRow = rows.start[outY.lowerBound]
         let lastRow = rows.start[outY.upperBound - 1] + rows.count[outY.upperBound - 1]
-        let span = outX.count
+        let rowFloats = outX.count * 4
         // Premultiplied floats, the rows under outY resampled horizontally over outX.
-        var horizontal = [Float](repeating: 0, count: span * (lastRow - firstRow) * 4)
-        let sourceWidth = self.sourceWidth, width = self.width
+        var horizontal = [Float](repeating: 0, count: rowFloats * (lastRow - firstRow))
         horizontal.withUnsafeMutableBufferPointer { target in
-            columns.withBuffers { start, count, offset, weights in
-                for y in firstRow..<lastRow {
-                    let row = y * sourceWidth * 4
-                    for x in outX {
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        for k in 0..<count[x] {
-                            let index = row + (start[x] + k) * 4
-                            let alpha = Float(source[index + 3]) * weights[offset[x] + k]
-                            r += Float(source[index]) * alpha
-                            g += Float(source[index + 1]) * alpha
-                            b += Float(source[index + 2]) * alpha
-                            a += alpha
-                        }
-                        let out = ((y - firstRow) * span + x - outX.lowerBound) * 4
-                        target[out] = r
-                        target[out + 1] = g
-                        target[out + 2] = b
-                        target[out + 3] = a
-                    }
-                }
+            for y in firstRow..<lastRow {
+                premultipliedColumns(
+                    of: base + y * rowLength, outX: outX, into: target.baseAddress! + (y - firstRow) * rowFloats)
             }
         }
-        horizontal.withUnsafeBufferPointer { source in
+        horizontal.withUnsafeBufferPointer { horizontal in
             output.withUnsafeMutableBufferPointer { target in
-                rows.withBuffers { start, count, offset, weights in
-                    for y in outY {
-                        for x in outX {
-                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                            for k in 0..<count[y] {
-                                let index = ((start[y] + k - firstRow) * span + x - outX.lowerBound) * 4
-                                let weight = weights[offset[y] + k]
-                                r += source[index] * weight
-                                g += source[index + 1] * weight
-                                b += source[index + 2] * weight
-                                a += source[index + 3] * weight
-                            }
-                            let out = (y * width + x) * 4
-                            // Un-premultiply; `a` is the mean alpha (0...255).
-                            if a > 0 {
-                                target[out] = Self.clamp(r / a)
-                                target[out + 1] = Self.clamp(g / a)
-                                target[out + 2] = Self.clamp(b / a)
-                            } else {
-                                (target[out], target[out + 1], target[out + 2]) = (0, 0, 0)
-                            }
-                            target[out + 3] = Self.clamp(a)
-                        }
-                    }
+                for y in outY {
+                    unpremultipliedRow(
+                        y, outX: outX, from: horizontal.baseAddress!, firstRow: firstRow, into: target.baseAddress!)
                 }
             }
         }
         return PixelRect(x: outX, y: outY)
+    }
+
+    /// The columns pass of an image with alpha: source row `source`
+    /// (`sourceWidth` RGBA pixels) averaged over the output columns `outX`,
+    /// premultiplied: (r·a, g·a, b·a, a) weighted sums, four floats a
+    /// column from `target` on. A row needs only itself, so a decoder's
+    /// rows can be taken as they arrive (`ScaledRows`).
+    func premultipliedColumns(
+        of source: UnsafePointer<UInt8>, outX: Range<Int>, into target: UnsafeMutablePointer<Float>
+    ) {
+        columns.withBuffers { start, count, offset, weights in
+            for x in outX {
+                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                for k in 0..<count[x] {
+                    let index = (start[x] + k) * 4
+                    let alpha = Float(source[index + 3]) * weights[offset[x] + k]
+                    r += Float(source[index]) * alpha
+                    g += Float(source[index + 1]) * alpha
+                    b += Float(source[index + 2]) * alpha
+                    a += alpha
+                }
+                let out = (x - outX.lowerBound) * 4
+                target[out] = r
+                target[out + 1] = g
+                target[out + 2] = b
+                target[out + 3] = a
+            }
+        }
+    }
+
+    /// The rows pass of an image with alpha: output row `y`'s pixels `outX`
+    /// of `output` (`width` × `height` RGBA), the weighted sum of its source
+    /// rows' `premultipliedColumns` (`outX.count` × 4 floats a row, one row
+    /// after another from source row `firstRow` at `horizontal`), then
+    /// un-premultiplied.
+    func unpremultipliedRow(
+        _ y: Int, outX: Range<Int>, from horizontal: UnsafePointer<Float>, firstRow: Int,
+        into output: UnsafeMutablePointer<UInt8>
+    ) {
+        let span = outX.count, width = self.width
+        rows.withBuffers { start, count, offset, weights in
+            for x in outX {
+                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                for k in 0..<count[y] {
+                    let index = ((start[y] + k - firstRow) * span + x - outX.lowerBound) * 4
+                    let weight = weights[offset[y] + k]
+                    r += horizontal[index] * weight
+                    g += horizontal[index + 1] * weight
+                    b += horizontal[index + 2] * weight
+                    a += horizontal[index + 3] * weight
+                }
+                let out = (y * width + x) * 4
+                // Un-premultiply; `a` is the mean alpha (0...255).
+                if a > 0 {
+                    output[out] = Self.clamp(r / a)
+                    output[out + 1] = Self.clamp(g / a)
+                    output[out + 2] = Self.clamp(b / a)
+                } else {
+                    (output[out], output[out + 1], output[out + 2]) = (0, 0, 0)
+                }
+                output[out + 3] = Self.clamp(a)
+            }
+        }
     }
 
     /// For each output index, the first source index it covers and the

@@ -104,10 +104,10 @@ struct JXLDecoder {
         }
     }
 
-    /// A `size` thumbnail (not larger than the image) of an opaque still
-    /// image, its RGB rows area-averaged as libjxl renders them
-    /// (`ScaledRows`): no full-size frame in memory. Nil for an animation or
-    /// an image with alpha, which the whole decode scales instead.
+    /// A `size` thumbnail (not larger than the image) of a still image, its
+    /// rows (RGB, or RGBA for an image with alpha) area-averaged as libjxl
+    /// renders them (`ScaledRows`): no full-size frame in memory. Nil for an
+    /// animation, which is scaled frame by frame instead.
     func thumbnail(_ bytes: [UInt8], size: (width: Int, height: Int)) throws -> DecodedImage? {
         let basic = try bytes.withUnsafeBufferPointer { buffer in
             let handle = try JXLDecoderHandle(buffer, events: JXL_DEC_BASIC_INFO)
@@ -116,10 +116,10 @@ struct JXLDecoder {
             }
             return try handle.basicInfo()
         }
-        guard basic.alpha_bits == 0, basic.have_animation == 0 else { return nil }
+        guard basic.have_animation == 0 else { return nil }
         let info = try Self.header(basic, limits: limits)
         var scaled = ScaledRows(from: info.width, info.height, to: size)
-        guard try stream(bytes, channels: 3, sink: &scaled) else { return nil }
+        guard try stream(bytes, channels: basic.alpha_bits != 0 ? 4 : 3, sink: &scaled) else { return nil }
         try scaled.finish()
         return DecodedImage(
             format: .jxl, width: size.width, height: size.height, frames: [.init(pixels: scaled.pixels)])

@@ -13,7 +13,7 @@ struct JXLDecodingTests {
     /// Stills whose pixels djxl writes as they are stored.
     static let stills = [
         "lossy.jxl", "lossless.jxl", "alpha.jxl", "alpha-lossy.jxl", "icc.jxl", "gray.jxl", "recompressed.jxl",
-        "groups.jxl",
+        "groups.jxl", "alpha-groups.jxl", "alpha-opaque.jxl",
     ]
 
     @Test(arguments: stills)
@@ -106,22 +106,38 @@ struct JXLDecodingTests {
         #expect(scaled.frames.map(\.pixels) == ImageDecoder.resample(full, to: size).frames.map(\.pixels))
     }
 
-    /// An opaque still's thumbnail is averaged from the RGB rows libjxl
-    /// streams (`ScaledRows`, no full-size frame), to the bytes of the whole
-    /// decode scaled; one with alpha takes the whole decode.
+    /// A still's thumbnail is averaged from the rows libjxl streams
+    /// (`ScaledRows`, no full-size frame), RGB or, with alpha, RGBA, to the
+    /// bytes of the whole decode scaled. Of the images with transparent
+    /// pixels (colour under alpha 0), those bytes are not an opaque
+    /// average's: alpha is weighed in, not ignored. An image whose alpha is
+    /// all 255 is averaged as opaque, as the whole image is.
     @Test(arguments: [
         "lossy.jxl", "lossless.jxl", "icc.jxl", "gray.jxl", "recompressed.jxl", "groups.jxl", "alpha.jxl",
+        "alpha-lossy.jxl", "alpha-groups.jxl", "alpha-opaque.jxl",
     ])
     func stillThumbnailsEqualTheWholeDecodeScaled(name: String) throws {
         let bytes = try JXLSamples.bytes(name)
         let decoder = ImageDecoder(colourSpace: .original)
         let full = try decoder.decode(bytes, frame: nil)
         let size = ScaleTarget.fit(width: 37, height: 37).size(width: full.width, height: full.height)
+        let expected = ImageDecoder.resample(full, to: size).frames[0].pixels
         let streamed = try JXLDecoder(limits: decoder.limits).thumbnail(bytes, size: size)
-        #expect((streamed == nil) == (name == "alpha.jxl"))
+        #expect(streamed?.frames.map(\.pixels) == [expected], "\(name)")
         let scaled = try decoder.decode(bytes, frame: nil, scale: .fit(width: 37, height: 37))
         #expect((scaled.width, scaled.height) == size)
-        #expect(scaled.frames.map(\.pixels) == ImageDecoder.resample(full, to: size).frames.map(\.pixels), "\(name)")
+        #expect(scaled.frames.map(\.pixels) == [expected], "\(name)")
+        let transparent = !full.frames[0].pixels.withUnsafeBytes(AreaResampler.isOpaque)
+        #expect(transparent == (name.hasPrefix("alpha") && name != "alpha-opaque.jxl"))
+        if transparent {
+            let resampler = AreaResampler(from: full.width, full.height, to: size.width, size.height)
+            var opaque = [UInt8](repeating: 0, count: expected.count)
+            _ = full.frames[0].pixels.withUnsafeBytes {
+                resampler.resample(
+                    $0, changed: PixelRect(width: full.width, height: full.height), into: &opaque, opaque: true)
+            }
+            #expect(opaque != expected, "\(name): alpha changes nothing here")
+        }
     }
 
     @Test func scaledDecodeReadsOnlyTheHeaderForItsSize() throws {

@@ -57,6 +57,40 @@ import Testing
         #expect(stride(from: 3, to: opaque.count, by: 4).allSatisfy { opaque[$0] == 255 })
     }
 
+    /// RGBA rows pushed to `ScaledRows` a few at a time make the bytes of
+    /// the whole image resampled: premultiplied where any alpha is below
+    /// 255, even when the first such pixel comes after output rows were made
+    /// (row 300 of 400: output row 75 of 100), opaque where none is. At 4:1
+    /// the averages are exact, and a tie rounds to even in the opaque path,
+    /// away from zero in the other: the two paths' bytes differ.
+    @Test(arguments: [0, 300, nil])
+    func streamedRGBARowsResampleAsTheWholeImageDoes(firstTransparentRow: Int?) throws {
+        var generator = SystemRandomNumberGenerator()
+        let (width, height, size) = (300, 400, (width: 75, height: 100))
+        var pixels = (0..<width * height * 4).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for index in stride(from: 3, to: pixels.count, by: 4) where index / 4 / width < firstTransparentRow ?? height {
+            pixels[index] = 255
+        }
+        var scaled = ScaledRows(from: width, height, to: size)
+        try scaled.begin(width: width, height: height, channels: 4)
+        var row = 0
+        while row < height {
+            let count = min(height - row, Int.random(in: 1...37, using: &generator))
+            try pixels[row * width * 4..<(row + count) * width * 4].withUnsafeBytes { try scaled.write(rows: $0) }
+            row += count
+        }
+        try scaled.finish()
+        let whole = AreaResampler.resample(pixels, width: width, height: height, to: size.width, size.height)
+        #expect(scaled.pixels == whole)
+        #expect(whole.withUnsafeBytes(AreaResampler.isOpaque) == (firstTransparentRow == nil))
+        var premultiplied = [UInt8](repeating: 0, count: whole.count)
+        _ = pixels.withUnsafeBytes {
+            AreaResampler(from: width, height, to: size.width, size.height)
+                .resample($0, changed: PixelRect(width: width, height: height), into: &premultiplied)
+        }
+        #expect((premultiplied == whole) == (firstTransparentRow != nil))
+    }
+
     /// Three planes (libheif's R, G and B) resample to the very bytes the
     /// same pixels interleaved do: one arithmetic, two layouts. Planes with
     /// row padding, each its own, and a part of the output equal to that part of the whole.
