@@ -70,8 +70,11 @@ struct HEVCThumbnail {
         let swapped = transforms.filter(EXIFOrientation.swapsDimensions).count % 2 == 1
         // An embedded thumbnail at least the size asked for (either way up:
         // it may carry its own irot) may be taken instead: libheif's path, which chooses.
-        for reference in items.references where reference.type == "thmb" && reference.to.contains(primary) {
-            guard let extent = HEIFItems.spatialExtent(items.properties(of: reference.from)) else { return nil }
+        let thumbnails = items.references.filter { $0.type == "thmb" && $0.to.contains(primary) }.map(\.from)
+        let tileIDs = items.references.first { $0.type == "dimg" && $0.from == primary }?.to ?? []
+        let catalogue = items.catalogue([primary] + thumbnails + (items.primaryType == "grid" ? tileIDs : []))
+        for thumbnail in thumbnails {
+            guard let extent = HEIFItems.spatialExtent(catalogue.properties(of: thumbnail)) else { return nil }
             let (long, short) = (max(extent.width, extent.height), min(extent.width, extent.height))
             if long >= max(size.width, size.height) && short >= min(size.width, size.height) { return nil }
         }
@@ -83,19 +86,17 @@ struct HEVCThumbnail {
         // so such a file is left to it).
         switch items.primaryType {
         case "hvc1":
-            guard let image = Self.codedImage(items.primary, items, bytes, transformed: true),
+            guard let image = Self.codedImage(primary, catalogue, bytes, transformed: true),
                 image.codedBytes <= bytes.count
             else { return nil }
             (tiles, columns, width, height, gridColour) = ([image], 1, image.width, image.height, nil)
         case "grid":
-            guard let grid = items.grid,
-                let reference = items.references.first(where: { $0.type == "dimg" && $0.from == primary }),
-                reference.to.count == grid.rows * grid.columns
-            else { return nil }
+            guard let grid = items.grid, !tileIDs.isEmpty, tileIDs.count == grid.rows * grid.columns else { return nil }
             var tiles: [CodedImage] = []
             var codedBytes = 0
-            for id in reference.to {
-                guard items.type(of: id) == "hvc1", let tile = Self.codedImage(id, items, bytes, transformed: false),
+            for id in tileIDs {
+                guard catalogue.type(of: id) == "hvc1",
+                    let tile = Self.codedImage(id, catalogue, bytes, transformed: false),
                     tile.width == tiles.first?.width ?? tile.width, tile.height == tiles.first?.height ?? tile.height
                 else { return nil }
                 codedBytes += tile.codedBytes
@@ -123,7 +124,9 @@ struct HEVCThumbnail {
     /// Item `id` as an 8-bit HEVC image whose data lies in the file; nil
     /// otherwise, or if it has `irot` or `imir` and is not `transformed`
     /// (a tile: the grid's own are applied).
-    private static func codedImage(_ id: Int, _ items: HEIFItems, _ bytes: [UInt8], transformed: Bool) -> CodedImage? {
+    private static func codedImage(
+        _ id: Int, _ items: HEIFItems.Catalogue, _ bytes: [UInt8], transformed: Bool
+    ) -> CodedImage? {
         var parameterSets: [ArraySlice<UInt8>] = []
         var lengthSize = 0
         let properties = items.properties(of: id)

@@ -72,8 +72,70 @@ struct HEIFItems {
     /// places it there (construction method 0) and every extent lies inside
     /// `fileSize` bytes; nil otherwise (in `idat`, or malformed).
     func fileExtents(of id: Int, fileSize: Int) -> [Range<Int>]? {
-        guard let location = Self.itemExtents(id, in: meta), location.method == 0, !location.extents.isEmpty
-        else { return nil }
+        Self.itemExtents(id, in: meta).flatMap { Self.fileRanges($0, fileSize: fileSize) }
+    }
+
+    /// The types, properties and data of the items `ids` (a grid's tiles,
+    /// thumbnails), with `iinf`, `ipma` and `iloc` each walked once for
+    /// all of them: `type(of:)`, `properties(of:)` and `fileExtents(of:)`
+    /// walk them once an item, so a grid of 65 536 tiles over tables of
+    /// 65 536 items (a file of a few MB) took billions of steps.
+    func catalogue(_ ids: [Int]) -> Catalogue {
+        let wanted = Set(ids)
+        var catalogue = Catalogue(meta: meta)
+        if let iinf = ISOBoxes.box("iinf", in: meta), iinf.count >= 6 {
+            let countBytes = iinf[iinf.startIndex] == 0 ? 2 : 4
+            for infe in ISOBoxes.boxes("infe", in: iinf.dropFirst(4 + countBytes)) {
+                if let (id, type) = Self.itemInfo(infe), wanted.contains(id), catalogue.types[id] == nil {
+                    catalogue.types[id] = type
+                }
+            }
+        }
+        Self.associations(in: meta) { id, property in
+            if wanted.contains(id) { catalogue.properties[id, default: []].append(property) }
+        }
+        if let table = LocationTable(meta) {
+            var index = table.first
+            for _ in 0..<table.itemCount {
+                guard let entry = table.entry(at: index, extents: false) else { break }
+                if wanted.contains(entry.item), catalogue.locations[entry.item] == nil {
+                    catalogue.locations[entry.item] = index
+                }
+                index = entry.next
+            }
+        }
+        return catalogue
+    }
+
+    /// Items' types, properties and `iloc` entries, read once (`catalogue(_:)`).
+    struct Catalogue {
+        fileprivate let meta: ArraySlice<UInt8>
+        fileprivate var types: [Int: String] = [:]
+        fileprivate var properties: [Int: [(type: String, payload: ArraySlice<UInt8>)]] = [:]
+        /// Where each item's `iloc` entry starts.
+        fileprivate var locations: [Int: Int] = [:]
+
+        /// `HEIFItems.type(of:)` of an item asked for.
+        func type(of id: Int) -> String? { types[id] }
+
+        /// `HEIFItems.properties(of:)` of an item asked for.
+        func properties(of id: Int) -> [(type: String, payload: ArraySlice<UInt8>)] { properties[id] ?? [] }
+
+        /// `HEIFItems.fileExtents(of:fileSize:)` of an item asked for.
+        func fileExtents(of id: Int, fileSize: Int) -> [Range<Int>]? {
+            guard let index = locations[id], let table = LocationTable(meta),
+                let entry = table.entry(at: index, extents: true)
+            else { return nil }
+            return HEIFItems.fileRanges((entry.method, entry.baseOffset, entry.extents), fileSize: fileSize)
+        }
+    }
+
+    /// An `iloc` entry's extents as byte ranges of a file of `fileSize`
+    /// bytes (`fileExtents(of:fileSize:)`).
+    private static func fileRanges(
+        _ location: (method: Int, baseOffset: Int, extents: [(offset: Int, length: Int)]), fileSize: Int
+    ) -> [Range<Int>]? {
+        guard location.method == 0, !location.extents.isEmpty else { return nil }
         var ranges: [Range<Int>] = []
         for (offset, length) in location.extents {
             let (start, overflow) = location.baseOffset.addingReportingOverflow(offset)
@@ -90,27 +152,45 @@ struct HEIFItems {
     private static func itemType(_ id: Int, in meta: ArraySlice<UInt8>) -> String? {
         guard let iinf = ISOBoxes.box("iinf", in: meta), iinf.count >= 6 else { return nil }
         let countBytes = iinf[iinf.startIndex] == 0 ? 2 : 4
-        for infe in ISOBoxes.boxes("infe", in: iinf.dropFirst(4 + countBytes)) where infe.count >= 12 {
-            let version = infe[infe.startIndex]
-            guard version >= 2 else { continue }
-            let idBytes = version == 2 ? 2 : 4
-            let base = infe.startIndex + 4
-            guard infe.count >= 4 + idBytes + 2 + 4,
-                Int(ISOBoxes.readUInt(infe, at: base, bytes: idBytes)) == id
-            else { continue }
-            let typeStart = base + idBytes + 2
-            return String(decoding: infe[typeStart..<(typeStart + 4)], as: UTF8.self)
+        for infe in ISOBoxes.boxes("infe", in: iinf.dropFirst(4 + countBytes)) {
+            if let (item, type) = itemInfo(infe), item == id { return type }
         }
         return nil
+    }
+
+    /// An `infe` box's item id and type (version 2 or 3), nil otherwise.
+    private static func itemInfo(_ infe: ArraySlice<UInt8>) -> (id: Int, type: String)? {
+        guard infe.count >= 12 else { return nil }
+        let version = infe[infe.startIndex]
+        guard version >= 2 else { return nil }
+        let idBytes = version == 2 ? 2 : 4
+        let base = infe.startIndex + 4
+        guard infe.count >= 4 + idBytes + 2 + 4 else { return nil }
+        let typeStart = base + idBytes + 2
+        return (
+            Int(ISOBoxes.readUInt(infe, at: base, bytes: idBytes)),
+            String(decoding: infe[typeStart..<(typeStart + 4)], as: UTF8.self)
+        )
     }
 
     /// The properties `ipma` associates with item `id`, from `ipco`.
     private static func properties(
         of id: Int, in meta: ArraySlice<UInt8>
     ) -> [(type: String, payload: ArraySlice<UInt8>)] {
-        guard let iprp = ISOBoxes.box("iprp", in: meta), let ipco = ISOBoxes.box("ipco", in: iprp) else { return [] }
-        let all = ISOBoxes.all(in: ipco)
         var found: [(type: String, payload: ArraySlice<UInt8>)] = []
+        associations(in: meta) { item, property in
+            if item == id { found.append(property) }
+        }
+        return found
+    }
+
+    /// Calls `body(item, property)` for every association in `ipma` with
+    /// a property of `ipco`, in order.
+    private static func associations(
+        in meta: ArraySlice<UInt8>, _ body: (Int, (type: String, payload: ArraySlice<UInt8>)) -> Void
+    ) {
+        guard let iprp = ISOBoxes.box("iprp", in: meta), let ipco = ISOBoxes.box("ipco", in: iprp) else { return }
+        let all = ISOBoxes.all(in: ipco)
         for ipma in ISOBoxes.boxes("ipma", in: iprp) where ipma.count >= 8 {
             let version = ipma[ipma.startIndex], wideIndex = ipma[ipma.startIndex + 3] & 1 == 1
             var index = ipma.startIndex + 8
@@ -122,17 +202,14 @@ struct HEIFItems {
                 index += idBytes + 1
                 let entryBytes = wideIndex ? 2 : 1
                 guard index + count * entryBytes <= ipma.endIndex else { break }
-                if item == id {
-                    for entry in 0..<count {
-                        let raw = Int(ISOBoxes.readUInt(ipma, at: index + entry * entryBytes, bytes: entryBytes))
-                        let property = raw & (wideIndex ? 0x7FFF : 0x7F)  // the top bit is `essential`
-                        if property >= 1, property <= all.count { found.append(all[property - 1]) }
-                    }
+                for entry in 0..<count {
+                    let raw = Int(ISOBoxes.readUInt(ipma, at: index + entry * entryBytes, bytes: entryBytes))
+                    let property = raw & (wideIndex ? 0x7FFF : 0x7F)  // the top bit is `essential`
+                    if property >= 1, property <= all.count { body(item, all[property - 1]) }
                 }
                 index += count * entryBytes
             }
         }
-        return found
     }
 
     /// Item `id`'s `iloc` entry: its construction method (0: offsets in
@@ -141,33 +218,70 @@ struct HEIFItems {
     private static func itemExtents(
         _ id: Int, in meta: ArraySlice<UInt8>
     ) -> (method: Int, baseOffset: Int, extents: [(offset: Int, length: Int)])? {
-        guard let iloc = ISOBoxes.box("iloc", in: meta), iloc.count >= 8 else { return nil }
-        let version = iloc[iloc.startIndex]
-        let sizes = (Int(iloc[iloc.startIndex + 4]), Int(iloc[iloc.startIndex + 5]))
-        let (offsetSize, lengthSize) = (sizes.0 >> 4, sizes.0 & 15)
-        let (baseOffsetSize, indexSize) = (sizes.1 >> 4, version == 0 ? 0 : sizes.1 & 15)
-        let wide = version == 2
-        var index = iloc.startIndex + 6
-        func read(_ count: Int) -> Int? {
-            guard count <= 8, index + count <= iloc.endIndex else { return nil }
-            defer { index += count }
-            return Int(exactly: ISOBoxes.readUInt(iloc, at: index, bytes: count))
+        guard let table = LocationTable(meta) else { return nil }
+        var index = table.first
+        for _ in 0..<table.itemCount {
+            guard let entry = table.entry(at: index, extents: false) else { return nil }
+            if entry.item == id {
+                return table.entry(at: index, extents: true).map { ($0.method, $0.baseOffset, $0.extents) }
+            }
+            index = entry.next
         }
-        guard let itemCount = read(wide ? 4 : 2) else { return nil }
-        for _ in 0..<itemCount {
-            guard let item = read(wide ? 4 : 2) else { return nil }
+        return nil
+    }
+
+    /// The `iloc` box: its field sizes, its item count and where its first entry starts.
+    private struct LocationTable {
+        let iloc: ArraySlice<UInt8>
+        let version: UInt8
+        let offsetSize: Int, lengthSize: Int, baseOffsetSize: Int, indexSize: Int
+        let itemCount: Int
+        let first: Int
+
+        init?(_ meta: ArraySlice<UInt8>) {
+            guard let iloc = ISOBoxes.box("iloc", in: meta), iloc.count >= 8 else { return nil }
+            self.iloc = iloc
+            version = iloc[iloc.startIndex]
+            let sizes = (Int(iloc[iloc.startIndex + 4]), Int(iloc[iloc.startIndex + 5]))
+            (offsetSize, lengthSize) = (sizes.0 >> 4, sizes.0 & 15)
+            (baseOffsetSize, indexSize) = (sizes.1 >> 4, version == 0 ? 0 : sizes.1 & 15)
+            let countBytes = version == 2 ? 4 : 2
+            guard iloc.count >= 6 + countBytes else { return nil }
+            itemCount = Int(ISOBoxes.readUInt(iloc, at: iloc.startIndex + 6, bytes: countBytes))
+            first = iloc.startIndex + 6 + countBytes
+        }
+
+        /// The entry starting at `start`: its item, construction method,
+        /// base offset, extents (if `extents`, else none) and where the next
+        /// entry starts; nil if it does not fit. Extents not asked for are
+        /// stepped over whole: with all three sizes 0 an extent takes no
+        /// bytes, and 65 535 of them an entry were read one by one.
+        func entry(
+            at start: Int, extents: Bool
+        ) -> (item: Int, method: Int, baseOffset: Int, extents: [(offset: Int, length: Int)], next: Int)? {
+            var index = start
+            func read(_ count: Int) -> Int? {
+                guard count <= 8, index + count <= iloc.endIndex else { return nil }
+                defer { index += count }
+                return Int(exactly: ISOBoxes.readUInt(iloc, at: index, bytes: count))
+            }
+            guard let item = read(version == 2 ? 4 : 2) else { return nil }
             let method = version == 0 ? 0 : (read(2) ?? 0) & 15
             guard read(2) != nil, let baseOffset = read(baseOffsetSize), let count = read(2) else { return nil }
-            var extents: [(offset: Int, length: Int)] = []
+            let recordBytes = indexSize + offsetSize + lengthSize
+            guard count == 0 || max(indexSize, offsetSize, lengthSize) <= 8,
+                count * recordBytes <= iloc.endIndex - index
+            else { return nil }
+            guard extents else { return (item, method, baseOffset, [], index + count * recordBytes) }
+            var found: [(offset: Int, length: Int)] = []
             for _ in 0..<count {
                 guard read(indexSize) != nil, let offset = read(offsetSize), let length = read(lengthSize) else {
                     return nil
                 }
-                extents.append((offset, length))
+                found.append((offset, length))
             }
-            if item == id { return (method, baseOffset, extents) }
+            return (item, method, baseOffset, found, index)
         }
-        return nil
     }
 
     /// The first bytes (up to 64) of a grid item's data, from its extents

@@ -63,4 +63,96 @@ struct HEIFItemsTests {
             #expect(HEVCThumbnail(repeated, items: items, size: (8, 8)) == nil, "\(extents.count) extents")
         }
     }
+
+    /// A grid of `rows` × `columns` 8 × 8 `hvc1` tiles (items 2, 3, ...;
+    /// the grid is item 1, its descriptor in `idat`), each tile's data one
+    /// byte of `mdat`; before the grid's entry in `iloc`, `padding` entries
+    /// of items no one refers to, each of 65 535 extents of no bytes (all
+    /// of `iloc`'s sizes 0 but the base offset's).
+    static func grid(rows: Int, columns: Int, padding: Int = 0) -> [UInt8] {
+        let count = rows * columns
+        let ftyp = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
+        var hvcC = [UInt8](repeating: 0, count: 23)
+        (hvcC[0], hvcC[16], hvcC[17], hvcC[18], hvcC[21]) = (1, 0xFD, 0xF8, 0xF8, 0x0F)
+        let tileSize = box("ispe", [0, 0, 0, 0] + be(8, 4) + be(8, 4))
+        let gridSize = box("ispe", [0, 0, 0, 0] + be(8 * columns, 4) + be(8 * rows, 4))
+        let ipco = box("ipco", box("hvcC", hvcC) + tileSize + gridSize)
+        let ipma = box(
+            "ipma",
+            [0, 0, 0, 0] + be(count + 1, 4) + be(1, 2) + [1, 0x03]
+                + (2..<(count + 2)).flatMap { be($0, 2) + [2, 0x81, 0x02] })
+        let infes = (1..<(count + 2)).flatMap {
+            box("infe", [2, 0, 0, 0] + be($0, 2) + be(0, 2) + Array(($0 == 1 ? "grid" : "hvc1").utf8) + [0])
+        }
+        let iinf = box("iinf", [0, 0, 0, 0] + be(count + 1, 2) + infes)
+        let iref = box(
+            "iref", [0, 0, 0, 0] + box("dimg", be(1, 2) + be(count, 2) + (2..<(count + 2)).flatMap { be($0, 2) }))
+        let idat = box("idat", [0, 0, UInt8(rows - 1), UInt8(columns - 1)] + be(8 * columns, 2) + be(8 * rows, 2))
+        func meta(base: Int) -> [UInt8] {
+            // Version 1 (a construction method: the grid's is 1, idat), base
+            // offsets of 4 bytes, no extent index; offsets and lengths of 4
+            // bytes, or none with padding (an extent is then the data from
+            // the base offset to the file's end).
+            let sizes: [UInt8] = padding > 0 ? [0x00, 0x40] : [0x44, 0x40]
+            func entry(_ id: Int, method: Int, base: Int, extents: Int) -> [UInt8] {
+                var bytes: [UInt8] = be(id, 2)
+                bytes += be(method, 2)
+                bytes += be(0, 2)
+                bytes += be(base, 4)
+                bytes += be(extents, 2)
+                return bytes
+            }
+            var entries: [UInt8] = []
+            for item in 0..<padding { entries += entry(60_000 + item, method: 0, base: 0, extents: 65_535) }
+            entries += entry(1, method: 1, base: 0, extents: 1)
+            if padding == 0 { entries += be(0, 4) + be(8, 4) }
+            for tile in 0..<count {
+                if padding > 0 {
+                    entries += entry(tile + 2, method: 0, base: base + tile, extents: 1)
+                } else {
+                    entries += entry(tile + 2, method: 0, base: base, extents: 1)
+                    entries += be(tile, 4) + be(1, 4)
+                }
+            }
+            let iloc = box("iloc", [1, 0, 0, 0] + sizes + be(padding + count + 1, 2) + entries)
+            return box(
+                "meta",
+                [0, 0, 0, 0] + box("pitm", [0, 0, 0, 0, 0, 1]) + iinf + iref + box("iprp", ipco + ipma) + iloc + idat)
+        }
+        let base = ftyp.count + meta(base: 0).count + 8
+        return ftyp + meta(base: base) + box("mdat", [UInt8](repeating: 0, count: count))
+    }
+
+    /// A grid's tiles are looked up in one walk of each table: item by
+    /// item, 128 × 128 tiles over tables of 16 385 items were 16 384 walks
+    /// of each (see the commit for the figures).
+    @Test func aGridsTilesAreLookedUpInOneWalk() throws {
+        let bytes = Self.grid(rows: 128, columns: 128)
+        let items = try #require(HEIFItems(bytes))
+        #expect(items.primaryType == "grid" && items.grid?.rows == 128)
+        let plan = try #require(HEVCThumbnail(bytes, items: items, size: (16, 16)))
+        #expect(plan.tiles.count == 16_384 && plan.tiles.last?.data == [(bytes.count - 1)..<bytes.count])
+    }
+
+    /// The catalogue answers what the item-by-item lookups answer, past
+    /// `iloc` entries of 65 535 extents of no bytes (stepped over whole).
+    @Test(arguments: [0, 3])
+    func theCatalogueAgreesWithEachLookup(padding: Int) throws {
+        let bytes = Self.grid(rows: 3, columns: 4, padding: padding)
+        let items = try #require(HEIFItems(bytes))
+        #expect(items.grid?.columns == 4)
+        let ids = Array(1...13) + [60_000, 99]
+        let catalogue = items.catalogue(ids)
+        for id in ids {
+            #expect(catalogue.type(of: id) == items.type(of: id))
+            #expect(catalogue.properties(of: id).map(\.type) == items.properties(of: id).map(\.type))
+            #expect(catalogue.properties(of: id).map(\.payload) == items.properties(of: id).map(\.payload))
+            #expect(
+                catalogue.fileExtents(of: id, fileSize: bytes.count) == items.fileExtents(of: id, fileSize: bytes.count)
+            )
+        }
+        #expect(catalogue.fileExtents(of: 13, fileSize: bytes.count) == [(bytes.count - 1)..<bytes.count])
+        #expect(catalogue.type(of: 2) == "hvc1" && catalogue.properties(of: 2).map(\.type) == ["hvcC", "ispe"])
+        #expect(items.fileExtents(of: 60_000, fileSize: bytes.count)?.count == (padding > 0 ? 65_535 : nil))
+    }
 }
