@@ -33,6 +33,83 @@ struct HEVCThumbnail {
 
         /// The bytes of the file `data` covers, counted again where extents repeat.
         var codedBytes: Int { data.reduce(0) { $0 + $1.count } }
+
+        /// Whether every sequence parameter set, in `hvcC` or among the
+        /// data's NAL units, codes a picture of about the `ispe` size the
+        /// limits checked: libde265 allocates the SPS's size, which nothing
+        /// else bounds (up to 2²¹ × 2²¹), and only after decoding would the
+        /// layout check see it differ. The coded size may exceed `ispe` by
+        /// less than a 64-sample block (padding a conformance window crops).
+        func sequencesFit(_ bytes: [UInt8]) -> Bool {
+            func fits(_ unit: ArraySlice<UInt8>) -> Bool {
+                guard unit.count >= 2, (unit[unit.startIndex] >> 1) & 0x3F == 33 else { return true }
+                guard let size = HEVCThumbnail.pictureSize(sequenceParameterSet: unit) else { return false }
+                return size.width < width + 64 && size.height < height + 64
+            }
+            guard parameterSets.allSatisfy(fits) else { return false }
+            for range in data {
+                var index = range.lowerBound
+                while index + lengthSize <= range.upperBound {
+                    let length = Int(ISOBoxes.readUInt(bytes[...], at: index, bytes: lengthSize))
+                    index += lengthSize
+                    guard length <= range.upperBound - index else { break }  // the decode refuses it
+                    guard fits(bytes[index..<(index + length)]) else { return false }
+                    index += length
+                }
+            }
+            return true
+        }
+    }
+
+    /// `pic_width_in_luma_samples` and `pic_height_in_luma_samples` of a
+    /// sequence parameter set NAL unit (H.265 7.3.2.2, after its
+    /// profile_tier_level), emulation prevention bytes removed; nil if it
+    /// ends first.
+    static func pictureSize(sequenceParameterSet unit: ArraySlice<UInt8>) -> (width: Int, height: Int)? {
+        // The first 2 + 15 + 2 × 7 × 12 bytes of payload hold every field read here, at most.
+        var payload: [UInt8] = []
+        var zeros = 0
+        for byte in unit.dropFirst(2).prefix(256) {
+            if zeros >= 2 && byte == 3 {
+                zeros = 0
+                continue
+            }
+            zeros = byte == 0 ? zeros + 1 : 0
+            payload.append(byte)
+        }
+        var bit = 0
+        func read(_ count: Int) -> Int? {
+            guard bit + count <= payload.count * 8 else { return nil }
+            var value = 0
+            for _ in 0..<count {
+                value = value << 1 | Int(payload[bit >> 3] >> (7 - UInt8(bit & 7)) & 1)
+                bit += 1
+            }
+            return value
+        }
+        func golomb() -> Int? {
+            var zeros = 0
+            while true {
+                guard let flag = read(1), zeros <= 31 else { return nil }
+                if flag == 1 { break }
+                zeros += 1
+            }
+            return read(zeros).map { (1 << zeros) - 1 + $0 }
+        }
+        guard read(4) != nil, let subLayers = read(3), read(1) != nil, read(96) != nil else { return nil }
+        var present: [(profile: Bool, level: Bool)] = []
+        for _ in 0..<subLayers {
+            guard let flags = read(2) else { return nil }
+            present.append((flags & 2 != 0, flags & 1 != 0))
+        }
+        if subLayers > 0 { guard read(2 * (8 - subLayers)) != nil else { return nil } }
+        for layer in present {
+            guard read(layer.profile ? 88 : 0) != nil, read(layer.level ? 8 : 0) != nil else { return nil }
+        }
+        guard golomb() != nil, let chroma = golomb() else { return nil }
+        if chroma == 3 { guard read(1) != nil else { return nil } }
+        guard let width = golomb(), let height = golomb() else { return nil }
+        return (width, height)
     }
 
     /// The coded images in row order (one for an `hvc1` item).
@@ -143,9 +220,10 @@ struct HEVCThumbnail {
         guard lengthSize > 0, let extent = HEIFItems.spatialExtent(properties),
             let data = items.fileExtents(of: id, fileSize: bytes.count)
         else { return nil }
-        return CodedImage(
+        let image = CodedImage(
             parameterSets: parameterSets, lengthSize: lengthSize, data: data, width: extent.width,
             height: extent.height, colour: nclx(properties))
+        return image.sequencesFit(bytes) ? image : nil
     }
 
     /// The matrix coefficients and full-range flag of the `colr` nclx

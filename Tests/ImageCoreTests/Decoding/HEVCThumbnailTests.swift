@@ -190,6 +190,35 @@ struct HEVCThumbnailTests {
         #expect(HEVCThumbnail(thumbnailed, items: items, size: (96, 64)) != nil)
     }
 
+    /// libde265 allocates the size the stream's SPS codes, which no limit
+    /// checks: an `ispe` that claims less (what the limits see) than the
+    /// SPS codes is declined before libde265 sees the stream, and the
+    /// SPS's size is read as the stream says (250 × 170 coded as 256 × 176).
+    @Test func aStreamCodingMoreThanItsIspeIsDeclined() throws {
+        let heic = try HEIFSamples.encode(try colourBars(), options: "-q 90", in: work)
+        let items = try #require(HEIFItems(heic))
+        let hvcC = try #require(items.properties.first { $0.type == "hvcC" }?.payload)
+        var index = hvcC.startIndex + 23
+        var sizes: [(width: Int, height: Int)] = []
+        for _ in 0..<hvcC[hvcC.startIndex + 22] {
+            let count = Int(ISOBoxes.readUInt(hvcC, at: index + 1, bytes: 2))
+            index += 3
+            for _ in 0..<count {
+                let length = Int(ISOBoxes.readUInt(hvcC, at: index, bytes: 2))
+                let unit = hvcC[(index + 2)..<(index + 2 + length)]
+                if (unit[unit.startIndex] >> 1) & 0x3F == 33 {
+                    sizes.append(try #require(HEVCThumbnail.pictureSize(sequenceParameterSet: unit)))
+                }
+                index += 2 + length
+            }
+        }
+        #expect(sizes.count == 1 && sizes[0] == (256, 176))
+        #expect(HEVCThumbnail(heic, items: items, size: (50, 34)) != nil)
+        let claiming = HEIFSamples.claimingSize(heic, width: 100, height: 68)
+        let claimed = try #require(HEIFItems(claiming))
+        #expect(HEVCThumbnail(claiming, items: claimed, size: (50, 34)) == nil)
+    }
+
     /// Coded data damaged inside `mdat` (boxes whole): libde265's error or
     /// warning sends the file to libheif, whose verdict stands (an image
     /// error, or its picture); never a crash.
