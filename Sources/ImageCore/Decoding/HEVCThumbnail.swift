@@ -19,99 +19,6 @@ internal import CImageCoreShims
 /// Matrix and range come from the item's `colr` nclx, else from the
 /// stream's VUI, as libheif takes them.
 struct HEVCThumbnail {
-    /// One coded HEVC image: its decoder configuration's parameter sets
-    /// (`hvcC`: VPS, SPS, PPS) and its data's byte ranges in the file, a
-    /// sequence of NAL units each behind a `lengthSize`-byte length.
-    struct CodedImage {
-        var parameterSets: [ArraySlice<UInt8>]
-        var lengthSize: Int
-        var data: [Range<Int>]
-        var width: Int
-        var height: Int
-        /// The item's own `colr` nclx: matrix coefficients and full range, if it has one.
-        var colour: (matrix: Int, fullRange: Bool)?
-
-        /// The bytes of the file `data` covers, counted again where extents repeat.
-        var codedBytes: Int { data.reduce(0) { $0 + $1.count } }
-
-        /// Whether every sequence parameter set, in `hvcC` or among the
-        /// data's NAL units, codes a picture of about the `ispe` size the
-        /// limits checked: libde265 allocates the SPS's size, which nothing
-        /// else bounds (up to 2²¹ × 2²¹), and only after decoding would the
-        /// layout check see it differ. The coded size may exceed `ispe` by
-        /// less than a 64-sample block (padding a conformance window crops).
-        func sequencesFit(_ bytes: [UInt8]) -> Bool {
-            func fits(_ unit: ArraySlice<UInt8>) -> Bool {
-                guard unit.count >= 2, (unit[unit.startIndex] >> 1) & 0x3F == 33 else { return true }
-                guard let size = HEVCThumbnail.pictureSize(sequenceParameterSet: unit) else { return false }
-                return size.width < width + 64 && size.height < height + 64
-            }
-            guard parameterSets.allSatisfy(fits) else { return false }
-            for range in data {
-                var index = range.lowerBound
-                while index + lengthSize <= range.upperBound {
-                    let length = Int(ISOBoxes.readUInt(bytes[...], at: index, bytes: lengthSize))
-                    index += lengthSize
-                    guard length <= range.upperBound - index else { break }  // the decode refuses it
-                    guard fits(bytes[index..<(index + length)]) else { return false }
-                    index += length
-                }
-            }
-            return true
-        }
-    }
-
-    /// `pic_width_in_luma_samples` and `pic_height_in_luma_samples` of a
-    /// sequence parameter set NAL unit (H.265 7.3.2.2, after its
-    /// profile_tier_level), emulation prevention bytes removed; nil if it
-    /// ends first.
-    static func pictureSize(sequenceParameterSet unit: ArraySlice<UInt8>) -> (width: Int, height: Int)? {
-        // The first 2 + 15 + 2 × 7 × 12 bytes of payload hold every field read here, at most.
-        var payload: [UInt8] = []
-        var zeros = 0
-        for byte in unit.dropFirst(2).prefix(256) {
-            if zeros >= 2 && byte == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = byte == 0 ? zeros + 1 : 0
-            payload.append(byte)
-        }
-        var bit = 0
-        func read(_ count: Int) -> Int? {
-            guard bit + count <= payload.count * 8 else { return nil }
-            var value = 0
-            for _ in 0..<count {
-                value = value << 1 | Int(payload[bit >> 3] >> (7 - UInt8(bit & 7)) & 1)
-                bit += 1
-            }
-            return value
-        }
-        func golomb() -> Int? {
-            var zeros = 0
-            while true {
-                guard let flag = read(1), zeros <= 31 else { return nil }
-                if flag == 1 { break }
-                zeros += 1
-            }
-            return read(zeros).map { (1 << zeros) - 1 + $0 }
-        }
-        guard read(4) != nil, let subLayers = read(3), read(1) != nil, read(96) != nil else { return nil }
-        var present: [(profile: Bool, level: Bool)] = []
-        for _ in 0..<subLayers {
-            guard let flags = read(2) else { return nil }
-            present.append((flags & 2 != 0, flags & 1 != 0))
-        }
-        if subLayers > 0 { guard read(2 * (8 - subLayers)) != nil else { return nil } }
-        for layer in present {
-            guard read(layer.profile ? 88 : 0) != nil, read(layer.level ? 8 : 0) != nil else { return nil }
-        }
-        guard golomb() != nil, let chroma = golomb() else { return nil }
-        if chroma == 3 { guard read(1) != nil else { return nil } }
-        guard let width = golomb(), let height = golomb() else { return nil }
-        return (width, height)
-    }
-
     /// The coded images in row order (one for an `hvc1` item).
     let tiles: [CodedImage]
     let columns: Int
@@ -126,7 +33,11 @@ struct HEVCThumbnail {
     let gridColour: (matrix: Int, fullRange: Bool)?
 
     /// Whether `irot` turns the image a quarter, so the upright size is the coded one swapped.
-    var swapsDimensions: Bool { transforms.filter(EXIFOrientation.swapsDimensions).count % 2 == 1 }
+    var swapsDimensions: Bool { Self.swapsDimensions(transforms) }
+
+    private static func swapsDimensions(_ transforms: [Int]) -> Bool {
+        transforms.filter(EXIFOrientation.swapsDimensions).count % 2 == 1
+    }
 
     /// The plan for `bytes`' primary item at a `size` thumbnail (upright);
     /// nil if this path cannot make it exactly.
@@ -144,7 +55,6 @@ struct HEVCThumbnail {
             }
         }
         self.transforms = transforms
-        let swapped = transforms.filter(EXIFOrientation.swapsDimensions).count % 2 == 1
         // An embedded thumbnail at least the size asked for (either way up:
         // it may carry its own irot) may be taken instead: libheif's path, which chooses.
         let thumbnails = items.references.filter { $0.type == "thmb" && $0.to.contains(primary) }.map(\.from)
@@ -192,7 +102,7 @@ struct HEVCThumbnail {
             gridColour = Self.nclx(items.properties)
         default: return nil
         }
-        let upright = swapped ? (width: height, height: width) : (width: width, height: height)
+        let upright = Self.swapsDimensions(transforms) ? (width: height, height: width) : (width: width, height: height)
         guard size.width > 0, size.height > 0, upright.width >= size.width, upright.height >= size.height else {
             return nil
         }
@@ -241,31 +151,6 @@ struct HEVCThumbnail {
             return (Int(ISOBoxes.readUInt(payload, at: base + 4, bytes: 2)), payload[base + 6] & 0x80 != 0)
         }
         return nil
-    }
-
-    /// An `hvcC` box's NAL units and length size, if it declares 8-bit
-    /// samples, 4:2:0 or 4:4:4 (libheif 1.15's 4:2:2 conversion gives other
-    /// pixels than a conversion of the averaged planes: up to 16 apart).
-    private static func parseConfiguration(_ hvcC: ArraySlice<UInt8>) -> ([ArraySlice<UInt8>], Int)? {
-        guard hvcC.count >= 23 else { return nil }
-        let base = hvcC.startIndex
-        let chroma = hvcC[base + 16] & 3, lumaBits = hvcC[base + 17] & 7, chromaBits = hvcC[base + 18] & 7
-        guard chroma == 1 || chroma == 3, lumaBits == 0, chromaBits == 0 else { return nil }
-        var units: [ArraySlice<UInt8>] = []
-        var index = base + 23
-        for _ in 0..<hvcC[base + 22] {
-            guard index + 3 <= hvcC.endIndex else { return nil }
-            let count = Int(ISOBoxes.readUInt(hvcC, at: index + 1, bytes: 2))
-            index += 3
-            for _ in 0..<count {
-                guard index + 2 <= hvcC.endIndex else { return nil }
-                let length = Int(ISOBoxes.readUInt(hvcC, at: index, bytes: 2))
-                guard index + 2 + length <= hvcC.endIndex else { return nil }
-                units.append(hvcC[(index + 2)..<(index + 2 + length)])
-                index += 2 + length
-            }
-        }
-        return (units, Int(hvcC[base + 21] & 3) + 1)
     }
 
     /// The thumbnail, `size` upright, RGBA; nil when libde265 is missing,
@@ -364,143 +249,5 @@ struct HEVCThumbnail {
             planes[plane].withUnsafeBufferPointer { body(plane, sizes[plane].0, sizes[plane].1, $0.baseAddress!) }
         }
         return true
-    }
-}
-
-/// One libde265 decoder and the picture it decoded (`imgcache_hevc_new`,
-/// freed with `imgcache_hevc_free`, which also frees the picture).
-private final class HEVCPicture {
-    private let decoder: OpaquePointer
-    private var picture = imgcache_hevc_picture()
-
-    private init?() {
-        guard let decoder = imgcache_hevc_new() else { return nil }
-        self.decoder = decoder
-    }
-
-    deinit { imgcache_hevc_free(decoder) }
-
-    /// `image` decoded, handed to `body` while the picture lives; nil if
-    /// libde265 failed or refused a NAL unit, or the data's length fields
-    /// run past it. The corresponding C function is `imgcache_hevc_decode`.
-    static func decode<Result>(
-        _ image: HEVCThumbnail.CodedImage, _ bytes: [UInt8], _ body: (HEVCPicture) -> Result
-    ) -> Result? {
-        guard let decoder = HEVCPicture() else { return nil }
-        let pushed: Bool = bytes.withUnsafeBufferPointer { file in
-            for unit in image.parameterSets {
-                guard
-                    unit.withUnsafeBufferPointer({
-                        imgcache_hevc_push(decoder.decoder, $0.baseAddress, Int32($0.count))
-                    })
-                        == 0
-                else { return false }
-            }
-            for range in image.data {
-                var index = range.lowerBound
-                while index < range.upperBound {
-                    guard index + image.lengthSize <= range.upperBound else { return false }
-                    let length = Int(ISOBoxes.readUInt(bytes[...], at: index, bytes: image.lengthSize))
-                    index += image.lengthSize
-                    guard length <= range.upperBound - index, length < Int(Int32.max),
-                        imgcache_hevc_push(decoder.decoder, file.baseAddress! + index, Int32(length)) == 0
-                    else { return false }
-                    index += length
-                }
-            }
-            return true
-        }
-        var message = [CChar](repeating: 0, count: 256)
-        guard pushed, imgcache_hevc_decode(decoder.decoder, &decoder.picture, &message) == 0 else { return nil }
-        return body(decoder)
-    }
-
-    /// The VUI's matrix and range (libheif takes them when the item has no `colr` nclx).
-    var colour: (matrix: Int, fullRange: Bool) {
-        (Int(picture.matrix_coefficients), picture.full_range != 0)
-    }
-
-    /// The three planes' sizes, when the picture is `width` × `height`,
-    /// 8-bit, and its chroma planes are the luma's halved both ways
-    /// (rounding up) or whole; nil otherwise.
-    func layout(width: Int, height: Int) -> [(width: Int, height: Int)]? {
-        let (widths, heights) = (picture.widths, picture.heights)
-        let sizes = [
-            (Int(widths.0), Int(heights.0)), (Int(widths.1), Int(heights.1)), (Int(widths.2), Int(heights.2)),
-        ]
-        let bits = [picture.bits.0, picture.bits.1, picture.bits.2]
-        let halved = (width: (width + 1) / 2, height: (height + 1) / 2)
-        let chroma: (width: Int, height: Int)
-        switch picture.chroma {
-        case 1: chroma = halved
-        case 3: chroma = (width, height)
-        default: return nil
-        }
-        guard bits == [8, 8, 8], sizes[0] == (width, height), sizes[1] == chroma, sizes[2] == chroma,
-            picture.planes.0 != nil, picture.planes.1 != nil, picture.planes.2 != nil
-        else { return nil }
-        return sizes
-    }
-
-    /// Row `y` of `plane` (0: Y, 1: Cb, 2: Cr).
-    func row(_ y: Int, plane: Int) -> UnsafePointer<UInt8> {
-        let (base, stride) =
-            switch plane {
-            case 0: (picture.planes.0!, Int(picture.strides.0))
-            case 1: (picture.planes.1!, Int(picture.strides.1))
-            default: (picture.planes.2!, Int(picture.strides.2))
-            }
-        return base + y * stride
-    }
-}
-
-/// Y′CbCr to R′G′B′ as libheif 1.15 converts 8-bit samples (ITU-T H.273):
-/// Kr and Kb of the matrix coefficients (1: BT.709; 5, 6 and 2,
-/// unspecified: BT.601, libheif's default; 9: BT.2020), luma and chroma
-/// stretched from 16...235 and 16...240 when the range is limited.
-struct YCbCrConversion {
-    let kr: Float
-    let kb: Float
-    let fullRange: Bool
-
-    /// Nil for the matrices libheif converts otherwise (identity, YCgCo, chromaticity-derived, ...).
-    init?(matrix: Int, fullRange: Bool) {
-        switch matrix {
-        case 1: (kr, kb) = (0.2126, 0.0722)
-        case 2, 5, 6: (kr, kb) = (0.299, 0.114)
-        case 9: (kr, kb) = (0.2627, 0.0593)
-        default: return nil
-        }
-        self.fullRange = fullRange
-    }
-
-    /// `planes` (Y, then Cb, then Cr, `count` floats each) as RGBA bytes, alpha 255.
-    func rgba(_ planes: [Float], count: Int) -> [UInt8] {
-        let kg = 1 - kr - kb
-        let (rCr, bCb) = (2 * (1 - kr), 2 * (1 - kb))
-        let (gCb, gCr) = (-2 * kb * (1 - kb) / kg, -2 * kr * (1 - kr) / kg)
-        let (lumaScale, chromaScale, lumaOffset): (Float, Float, Float) =
-            fullRange ? (1, 1, 0) : (255 / 219, 255 / 224, 16)
-        var pixels = [UInt8](repeating: 255, count: count * 4)
-        planes.withUnsafeBufferPointer { planes in
-            pixels.withUnsafeMutableBufferPointer { out in
-                for index in 0..<count {
-                    let y = (planes[index] - lumaOffset) * lumaScale
-                    let cb = (planes[count + index] - 128) * chromaScale
-                    let cr = (planes[2 * count + index] - 128) * chromaScale
-                    out[index * 4] = Self.byte(y + rCr * cr)
-                    out[index * 4 + 1] = Self.byte(y + gCb * cb + gCr * cr)
-                    out[index * 4 + 2] = Self.byte(y + bCb * cb)
-                }
-            }
-        }
-        return pixels
-    }
-
-    /// `value` rounded to the nearest byte, clamped to 0...255.
-    @inline(__always)
-    private static func byte(_ value: Float) -> UInt8 {
-        let clamped = max(0, min(255, value + 0.5))
-        return UInt8(clamped)
     }
 }

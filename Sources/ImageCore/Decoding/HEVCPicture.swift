@@ -1,0 +1,82 @@
+internal import CImageCoreShims
+
+/// One libde265 decoder and the picture it decoded (`imgcache_hevc_new`,
+/// freed with `imgcache_hevc_free`, which also frees the picture).
+final class HEVCPicture {
+    private let decoder: OpaquePointer
+    private var picture = imgcache_hevc_picture()
+
+    private init?() {
+        guard let decoder = imgcache_hevc_new() else { return nil }
+        self.decoder = decoder
+    }
+
+    deinit { imgcache_hevc_free(decoder) }
+
+    /// `image` decoded, handed to `body` while the picture lives; nil if
+    /// libde265 failed or refused a NAL unit, or the data's length fields
+    /// run past it. The corresponding C function is `imgcache_hevc_decode`.
+    static func decode<Result>(
+        _ image: HEVCThumbnail.CodedImage, _ bytes: [UInt8], _ body: (HEVCPicture) -> Result
+    ) -> Result? {
+        guard let decoder = HEVCPicture() else { return nil }
+        let pushed: Bool = bytes.withUnsafeBufferPointer { file in
+            for unit in image.parameterSets {
+                guard
+                    unit.withUnsafeBufferPointer({
+                        imgcache_hevc_push(decoder.decoder, $0.baseAddress, Int32($0.count))
+                    })
+                        == 0
+                else { return false }
+            }
+            guard let units = image.units(in: bytes) else { return false }
+            for unit in units {
+                guard unit.count < Int(Int32.max),
+                    imgcache_hevc_push(decoder.decoder, file.baseAddress! + unit.lowerBound, Int32(unit.count)) == 0
+                else { return false }
+            }
+            return true
+        }
+        var message = [CChar](repeating: 0, count: 256)
+        guard pushed, imgcache_hevc_decode(decoder.decoder, &decoder.picture, &message) == 0 else { return nil }
+        return body(decoder)
+    }
+
+    /// The VUI's matrix and range (libheif takes them when the item has no `colr` nclx).
+    var colour: (matrix: Int, fullRange: Bool) {
+        (Int(picture.matrix_coefficients), picture.full_range != 0)
+    }
+
+    /// The three planes' sizes, when the picture is `width` × `height`,
+    /// 8-bit, and its chroma planes are the luma's halved both ways
+    /// (rounding up) or whole; nil otherwise.
+    func layout(width: Int, height: Int) -> [(width: Int, height: Int)]? {
+        let (widths, heights) = (picture.widths, picture.heights)
+        let sizes = [
+            (Int(widths.0), Int(heights.0)), (Int(widths.1), Int(heights.1)), (Int(widths.2), Int(heights.2)),
+        ]
+        let bits = [picture.bits.0, picture.bits.1, picture.bits.2]
+        let halved = (width: (width + 1) / 2, height: (height + 1) / 2)
+        let chroma: (width: Int, height: Int)
+        switch picture.chroma {
+        case 1: chroma = halved
+        case 3: chroma = (width, height)
+        default: return nil
+        }
+        guard bits == [8, 8, 8], sizes[0] == (width, height), sizes[1] == chroma, sizes[2] == chroma,
+            picture.planes.0 != nil, picture.planes.1 != nil, picture.planes.2 != nil
+        else { return nil }
+        return sizes
+    }
+
+    /// Row `y` of `plane` (0: Y, 1: Cb, 2: Cr).
+    func row(_ y: Int, plane: Int) -> UnsafePointer<UInt8> {
+        let (base, stride) =
+            switch plane {
+            case 0: (picture.planes.0!, Int(picture.strides.0))
+            case 1: (picture.planes.1!, Int(picture.strides.1))
+            default: (picture.planes.2!, Int(picture.strides.2))
+            }
+        return base + y * stride
+    }
+}
