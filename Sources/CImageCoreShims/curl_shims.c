@@ -10,6 +10,7 @@ static struct {
     const char *(*easy_strerror)(CURLcode);
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     CURLcode (*easy_pause)(CURL *, int);
@@ -35,6 +36,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.easy_strerror, "curl_easy_strerror"),
     IMGCACHE_SYMBOL(api.easy_init, "curl_easy_init"),
     IMGCACHE_SYMBOL(api.easy_cleanup, "curl_easy_cleanup"),
+    IMGCACHE_SYMBOL(api.easy_reset, "curl_easy_reset"),
     IMGCACHE_SYMBOL(api.easy_setopt, "curl_easy_setopt"),
     IMGCACHE_SYMBOL(api.easy_getinfo, "curl_easy_getinfo"),
     IMGCACHE_SYMBOL(api.easy_pause, "curl_easy_pause"),
@@ -65,6 +67,7 @@ CURLcode imgcache_curl_global_init(long flags) { return api.global_init(flags); 
 const char *imgcache_curl_easy_strerror(CURLcode code) { return api.easy_strerror(code); }
 CURL *imgcache_curl_easy_init(void) { return api.easy_init(); }
 void imgcache_curl_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }
+void imgcache_curl_easy_reset(CURL *handle) { api.easy_reset(handle); }
 CURLcode imgcache_curl_easy_pause(CURL *handle, int bitmask) { return api.easy_pause(handle, bitmask); }
 
 struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string) {

@@ -37,6 +37,7 @@ CURLcode imgcache_curl_global_init(long flags);
 const char *imgcache_curl_easy_strerror(CURLcode code);
 CURL *imgcache_curl_easy_init(void);
 void imgcache_curl_easy_cleanup(CURL *handle);
+void imgcache_curl_easy_reset(CURL *handle);
 CURLcode imgcache_curl_easy_pause(CURL *handle, int bitmask);
 struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string);
 void imgcache_curl_slist_free_all(struct curl_slist *list);

@@ -184,6 +184,7 @@ final class CurlMultiLoop: Sendable {
     /// ones, resume those the bandwidth budget paused, wait.
     private func run() {
         var transfers = RunningTransfers()
+        var idle = IdleEasyHandles(keeps: settings.cookieJar == nil)
         var schedule = HostSchedule(rate: settings.requestRate)
         let budget = settings.maxBytesPerSecond.map { BandwidthBudget(bytesPerSecond: $0, now: MonotonicClock.now()) }
         var nextStallCheck = 0.0
@@ -197,7 +198,7 @@ final class CurlMultiLoop: Sendable {
             }
             let slotsTaken = transfers.count + work.admitted.count
             for item in work.admitted {
-                start(item, budget: budget, into: &transfers)
+                start(item, budget: budget, idle: &idle, into: &transfers)
             }
             // A transfer cancelled or unable to start leaves its slot free now.
             var slotFreed = !doomed.isEmpty || transfers.count < slotsTaken
@@ -222,6 +223,7 @@ final class CurlMultiLoop: Sendable {
                     // Queued requests to it may wait now: look again at once.
                     slotFreed = true
                 }
+                idle.put(transfer.easy)
                 finished += 1
             }
             now = MonotonicClock.now()
@@ -251,19 +253,23 @@ final class CurlMultiLoop: Sendable {
             if let opening = work.nextOpening { wait = min(wait, max(0, opening - now)) }
             imgcache_curl_multi_poll(handles.multi, Int32((wait * 1000).rounded(.up)))
         }
+        idle.removeAll()
         cleanUpOnce()
     }
 
-    private func start(_ item: QueuedTransfer, budget: BandwidthBudget?, into transfers: inout RunningTransfers) {
+    private func start(
+        _ item: QueuedTransfer, budget: BandwidthBudget?, idle: inout IdleEasyHandles,
+        into transfers: inout RunningTransfers
+    ) {
         if item.body != nil { releaseOpenedBody() }
-        guard
-            let transfer = CurlTransfer(
-                id: item.id, request: item.request, body: item.body, settings: settings, budget: budget,
-                continuation: item.continuation)
-        else {
+        guard let easy = idle.take() else {
+            item.body?.discard()
             item.continuation.resume(throwing: ImageCoreError(.failure, "libcurl could not create a handle"))
             return
         }
+        let transfer = CurlTransfer(
+            id: item.id, easy: easy, request: item.request, body: item.body, settings: settings, budget: budget,
+            continuation: item.continuation)
         do {
             try transfer.configure(settings, share: handles.share)
         } catch {

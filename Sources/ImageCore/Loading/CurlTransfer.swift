@@ -9,7 +9,8 @@ final class CurlTransfer {
     let id: UInt64
     let request: DownloadRequest
     private let continuation: CheckedContinuation<DownloadResponse, any Error>
-    /// The easy handle; owned, freed when the transfer goes.
+    /// The easy handle; the loop's while the transfer runs, then freed or
+    /// kept for the next transfer (`IdleEasyHandles`).
     let easy: CurlEasyHandle
     private var sink: BodySink?
     /// The resume protocol, when the request asked for a resumable body and got its lock.
@@ -38,15 +39,12 @@ final class CurlTransfer {
     /// The pause a 429 or 503 with Retry-After asks of the whole host, once finished.
     private(set) var hostPause: (seconds: Double, reason: String)?
 
-    /// Creates the easy handle; nil if libcurl cannot. The corresponding C function is `curl_easy_init`.
-    init?(
-        id: UInt64, request: DownloadRequest, body: TransferBody?, settings: Downloader.Configuration,
-        budget: BandwidthBudget?, continuation: CheckedContinuation<DownloadResponse, any Error>
+    /// A transfer of `request` on `easy`, a new handle or one `reset` after another transfer.
+    init(
+        id: UInt64, easy: CurlEasyHandle, request: DownloadRequest, body: TransferBody?,
+        settings: Downloader.Configuration, budget: BandwidthBudget?,
+        continuation: CheckedContinuation<DownloadResponse, any Error>
     ) {
-        guard let easy = CurlEasyHandle() else {
-            body?.discard()
-            return nil
-        }
         self.id = id
         self.request = request
         self.continuation = continuation

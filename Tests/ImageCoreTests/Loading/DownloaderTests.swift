@@ -204,4 +204,30 @@ import Testing
         #expect(sent.header("X-Trace") == "42")
         #expect(sent.header("Authorization") == "Basic " + Data("user:secret".utf8).base64EncodedString())
     }
+
+    /// The loop gives a finished transfer's easy handle to the next one
+    /// (`IdleEasyHandles`): nothing of the first request may reach the second.
+    @Test func aReusedHandleCarriesNothingOfTheLastRequest() async throws {
+        server.route("/entry", .status(204, body: []))
+        server.route("/a.png", .ok(png, headers: [:]))
+        let loader = try downloader(concurrency: 1)
+        var first = request("/entry")
+        first.method = "DELETE"
+        first.expectsImage = false
+        first.keepsBodyInMemory = true
+        first.headers = [HTTPHeader(name: "X-Trace", value: "42"), HTTPHeader(name: "Accept", value: "*/*")]
+        first.credentials = "user:secret"
+        first.maxBytes = 10
+        _ = try await loader.download(first)
+        let response = try await loader.download(request("/a.png"))
+        #expect(response.status == 200)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: response.bodyPath))) == png)
+        let sent = try #require(server.requests.last)
+        #expect(sent.method == "GET")
+        #expect(sent.path == "/a.png")
+        #expect(sent.header("X-Trace") == nil)
+        #expect(sent.header("Authorization") == nil)
+        #expect(sent.header("Accept") == AcceptHeader.value)
+        #expect(server.requests.map(\.method) == ["DELETE", "GET"])
+    }
 }
