@@ -67,6 +67,21 @@ extension IMGCacheCommand {
 }
 
 extension IMGCacheCommand {
+    /// Runs a `prefetch` read by its plan rather than by the parser, ending
+    /// as `runCommandLine` ends a parsed one: returns after success, exits
+    /// with the status the run throws, and with 23 if stdout could not be written.
+    static func run(_ plan: PrefetchPlan) async {
+        do {
+            try await Prefetch.run(plan, download: nil, remote: nil)
+            OutputFailure.exitIfStdoutFailed(status: 0)
+        } catch let error as ExitCode {
+            OutputFailure.exitIfStdoutFailed(status: error.rawValue)
+            Glibc.exit(error.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     /// The subcommand a command line starts with, parsed as a root of its
     /// own; nil if the line starts with no subcommand or does not parse so
     /// (help, a version, a usage error), which then goes through

@@ -9,7 +9,8 @@ import ImageCore
 /// no concurrency runtime, no thread and no argument parser: `WarmHit`
 /// answers a plain `fetch URL [-o FILE]` hit by itself. Everything else
 /// (a miss, any other option or subcommand) goes to the full command line
-/// on the main actor, as an `async` main would run it.
+/// on the main actor, as an `async` main would run it; a usual `prefetch`
+/// line (`PrefetchPlan`) skips the argument parser there.
 @main
 enum ProcessEntry {
     static func main() {
@@ -18,7 +19,11 @@ enum ProcessEntry {
         MallocArenas.limit()
         CurlGlobal.prepareProcess()
         Task { @MainActor in
-            await IMGCacheCommand.runCommandLine()
+            if let plan = PrefetchPlan(arguments: Array(CommandLine.arguments.dropFirst())) {
+                await IMGCacheCommand.run(plan)
+            } else {
+                await IMGCacheCommand.runCommandLine()
+            }
             exit(0)
         }
         dispatchMain()

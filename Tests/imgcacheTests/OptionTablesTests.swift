@@ -59,4 +59,12 @@ import Testing
             #expect(fetch.contains(Defined(names: Set(option.names), takesValue: option.takesValue)), "\(option.names)")
         }
     }
+
+    @Test func thePrefetchPlansOptionsArePrefetchsOwn() throws {
+        let prefetch = Set(try Self.defined(IMGCacheCommand.Prefetch._dumpHelp()))
+        for option in PrefetchPlan.options {
+            #expect(
+                prefetch.contains(Defined(names: Set(option.names), takesValue: option.takesValue)), "\(option.names)")
+        }
+    }
 }

@@ -14,17 +14,29 @@ enum CacheSession {
         _ global: GlobalOptions<some GlobalOptionsHelp>, readOnly: Bool = false,
         configure: (inout ImageManager.Configuration) -> Void = { _ in }
     ) throws -> ImageManager {
+        try open(
+            cacheDirectory: global.cacheDirectory, quiet: global.quiet, events: global.events,
+            remoteStorage: { global.remote.resolved(configured: $0) }, readOnly: readOnly, configure: configure)
+    }
+
+    /// `open` for the global options' values, read by the parser or by a
+    /// plan (`PrefetchPlan`); `remoteStorage` resolves the stores as
+    /// `RemoteStorageOptions.resolved` does.
+    static func open(
+        cacheDirectory: String?, quiet: Bool, events: EventLog,
+        remoteStorage: ([RemoteStorageURL]) -> [RemoteStorageURL], readOnly: Bool = false,
+        configure: (inout ImageManager.Configuration) -> Void = { _ in }
+    ) throws -> ImageManager {
         SignalTrap.ignoreFileSizeLimitSignal()
-        let directory = try Self.directory(global, writing: !readOnly)
+        let directory = try Self.directory(named: cacheDirectory, writing: !readOnly)
         var configuration = ImageManager.Configuration(directory: directory)
-        configuration.cache = try settings(directory, quiet: global.quiet)
-        if !global.quiet { configuration.warnings = EventLog { StandardStreams.printError("imgcache: \($0)") } }
+        configuration.cache = try settings(directory, quiet: quiet)
+        if !quiet { configuration.warnings = EventLog { StandardStreams.printError("imgcache: \($0)") } }
         // Not on the warm hit's path (`manager`): a hit signs nothing.
         configuration.aws = AWSSettings(environment: Environment.variables) { try? POSIXFile.read($0, limit: 1 << 20) }
         do {
             return try manager(
-                configuration, events: global.events, remoteStorage: { global.remote.resolved(configured: $0) },
-                readOnly: readOnly, configure: configure)
+                configuration, events: events, remoteStorage: remoteStorage, readOnly: readOnly, configure: configure)
         } catch let error as ImageCoreError {
             StandardStreams.printError("imgcache: cache \(directory.root): \(error.message)")
             throw ExitCode(ExitStatus.code(for: error.kind))
@@ -36,7 +48,12 @@ enum CacheSession {
     /// (with `writing`) cannot be written ends the command with
     /// `imgcache: cache DIR: cause` and exit status 8.
     static func directory(_ global: GlobalOptions<some GlobalOptionsHelp>, writing: Bool) throws -> CacheDirectory {
-        guard let directory = global.resolvedCacheDirectory else {
+        try directory(named: global.cacheDirectory, writing: writing)
+    }
+
+    /// `directory` for `--cache-dir`'s value (nil: the default directory).
+    static func directory(named path: String?, writing: Bool) throws -> CacheDirectory {
+        guard let directory = GlobalOptions<IMGCacheCommand.Prefetch>.cacheDirectory(named: path) else {
             StandardStreams.printError(
                 "imgcache: no cache directory: HOME is unset and the password database has no home for this user "
                     + "(give --cache-dir or set IMGCACHE_DIR)")

@@ -35,10 +35,6 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
     /// --progress (true), --no-progress (false), or neither (nil).
     var progress: Bool? { progressChoice.map { $0 == .progress } }
 
-    /// The cache directory, made absolute against the working directory;
-    /// nil when no option or variable names one and there is no home.
-    var resolvedCacheDirectory: CacheDirectory? { Self.cacheDirectory(named: cacheDirectory) }
-
     /// `--cache-dir`'s directory (the default one for nil), made absolute;
     /// nil when there is no default (no `HOME`, no home in the password database).
     static func cacheDirectory(named path: String?) -> CacheDirectory? {
@@ -48,7 +44,10 @@ struct GlobalOptions<Help: GlobalOptionsHelp>: ParsableArguments {
 
     /// A progress bar if one should be shown: never under -q; otherwise as
     /// --progress/--no-progress say, or when stderr is a terminal.
-    func progressBar() -> ProgressBar? {
+    func progressBar() -> ProgressBar? { Self.progressBar(quiet: quiet, progress: progress) }
+
+    /// `progressBar()` for these options' values, read by the parser or by a plan.
+    static func progressBar(quiet: Bool, progress: Bool?) -> ProgressBar? {
         guard !quiet, progress ?? StandardStreams.isTerminal(2) else { return nil }
         return ProgressBar(environment: Environment.variables)
     }

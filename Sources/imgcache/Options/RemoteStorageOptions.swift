@@ -40,6 +40,14 @@ struct RemoteStorageOptions: ParsableArguments {
     /// The stores this run uses: none with `--no-remote-storage`, else the
     /// flag's, else the environment's, else the configuration file's.
     func resolved(configured: [RemoteStorageURL]) -> [RemoteStorageURL] {
+        Self.resolved(remoteStorage: remoteStorage, noRemoteStorage: noRemoteStorage, configured: configured)
+    }
+
+    /// `resolved` for these options' values, read by the parser or by a plan
+    /// (`PrefetchPlan`: neither option given).
+    static func resolved(
+        remoteStorage: String?, noRemoteStorage: Bool, configured: [RemoteStorageURL]
+    ) -> [RemoteStorageURL] {
         if noRemoteStorage { return [] }
         guard let text = remoteStorage ?? Environment.variables[Self.environmentVariable] else { return configured }
         return (try? RemoteStorageURL.parseList(text)) ?? []

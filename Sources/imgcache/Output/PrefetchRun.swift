@@ -4,7 +4,8 @@ import ImageCore
 /// progress bar, a line per failure, `--json` records, and the summary.
 struct PrefetchRun {
     let manager: ImageManager
-    let download: DownloadOptions
+    /// The request every URL gets, with its URL: what the download options ask for.
+    let template: ImageRequest
     let json: Bool
     /// `-q`: no warnings.
     let quiet: Bool
@@ -15,9 +16,8 @@ struct PrefetchRun {
     /// Prefetches every URL of `lines`; `expectedTotal` (counted before the
     /// run when the input is a regular file) lets the bar show a total early.
     func process(_ lines: LineReader, expectedTotal: Int?) async -> ImagePrefetcher.Tally {
-        // The options are read once, not per URL. Warming needs to know an
-        // entry is there, not its bytes.
-        var template = download.request(for: "")
+        // Warming needs to know an entry is there, not its bytes.
+        var template = template
         template.needsBytes = false
         let meter = progress.map { _ in DownloadMeter(expectedTotal: expectedTotal) }
         return await ProgressBar.redrawing(progress) {

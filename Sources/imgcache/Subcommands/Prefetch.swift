@@ -32,28 +32,49 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let input = try openInput()
-            let manager = try CacheSession.open(global) { configuration in
-                download.apply(to: &configuration)
-                configuration.maxConcurrentDownloads = concurrency
-                configuration.order = lifo ? .lifo : .fifo
+            try await Self.run(
+                PrefetchPlan(
+                    cacheDirectory: global.cacheDirectory, quiet: global.quiet, verbose: global.verbose,
+                    json: global.json, progress: global.progress, concurrency: concurrency, lifo: lifo, file: file),
+                download: download, remote: global.remote)
+        }
+
+        /// The run, for the values the parser read or a plan (`PrefetchPlan`:
+        /// `download` and `remote` nil, no such option given, so the
+        /// requests are `ImageRequest(url:)`'s, the configuration
+        /// imgcache.conf's, and the remote storage `$IMGCACHE_REMOTE_STORAGE`'s
+        /// or imgcache.conf's, as the parser's defaults give).
+        static func run(_ plan: PrefetchPlan, download: DownloadOptions?, remote: RemoteStorageOptions?) async throws {
+            let input = try openInput(plan.file)
+            let manager = try CacheSession.open(
+                cacheDirectory: plan.cacheDirectory, quiet: plan.quiet,
+                events: GlobalOptions<Prefetch>.events(verbose: plan.verbose),
+                remoteStorage: { configured in
+                    remote?.resolved(configured: configured)
+                        ?? RemoteStorageOptions.resolved(
+                            remoteStorage: nil, noRemoteStorage: false, configured: configured)
+                }
+            ) { configuration in
+                download?.apply(to: &configuration)
+                configuration.maxConcurrentDownloads = plan.concurrency
+                configuration.order = plan.lifo ? .lifo : .fifo
                 configuration.cache.memoryLimit = 0
             }
             SignalTrap.install { manager.cancelAll() }
-            let progress = global.progressBar()
+            let progress = GlobalOptions<Prefetch>.progressBar(quiet: plan.quiet, progress: plan.progress)
             // A few loads beyond the download slots keep the slots busy
             // while the next URLs are looked up (fresh hits take no load).
             // Each queued load holds its task's frames (about 30 KB): four
             // per slot cost -j16 1 MiB more than four in all, for no speed.
             let run = PrefetchRun(
-                manager: manager, download: download, json: global.json, quiet: global.quiet, progress: progress,
-                window: concurrency + 4)
+                manager: manager, template: download?.request(for: "") ?? ImageRequest(url: ""), json: plan.json,
+                quiet: plan.quiet, progress: progress, window: plan.concurrency + 4)
             let tally = await run.process(
                 input, expectedTotal: progress == nil ? nil : URLListCount.count(input.fd))
             progress?.finish()
             try? await manager.finish()
             if let failure = tally.inputError { StandardStreams.printError("imgcache: \(failure.message)") }
-            if !global.quiet && (tally.inputError == nil || tally.total > 0) {
+            if !plan.quiet && (tally.inputError == nil || tally.total > 0) {
                 StandardStreams.printError(tally.summary)
             }
             try ExitStatus.exit(ExitStatus.code(for: tally.failureKinds))
@@ -63,7 +84,7 @@ extension IMGCacheCommand {
         /// a terminal (then one line says what is needed, exit 64: nobody
         /// types a list of URLs, and pages of help would hide the point). A
         /// file that cannot be opened is exit 1.
-        private func openInput() throws -> LineReader {
+        private static func openInput(_ file: String?) throws -> LineReader {
             if file == "-" { return .standardInput }
             guard let file else {
                 guard !StandardStreams.isTerminal(0) else {

@@ -1,0 +1,63 @@
+/// A subcommand's command line read without swift-argument-parser, for the
+/// paths that answer before it would load (`WarmHitPlan`, `PrefetchPlan`):
+/// the subcommand, then options from a table (each at most once, under any
+/// of its names; a value attached with `=`, or `-j6` as `ArgumentNormalizer`
+/// splits it) and operands. Any other word starting with `-`, an option
+/// given twice, a flag with a value or an option without one is nil: the
+/// full parser then says what is wrong, in its own words. Each plan's table
+/// is proven equal to the parser's definitions by `OptionTablesTests`.
+struct PlainCommandLine {
+    /// An option: every name the parser gives it, and whether it takes a value.
+    typealias Option = (names: [String], takesValue: Bool)
+
+    /// Per option of the table, by position: nil if not given, its value,
+    /// or "" for a flag given.
+    private(set) var values: [String?]
+    /// The words that are not options, in order.
+    private(set) var operands: [String] = []
+
+    init?(_ arguments: [String], subcommand: String, options: [Option]) {
+        let words = ArgumentNormalizer.normalize(arguments, subcommands: [subcommand])
+        guard words.first == subcommand else { return nil }
+        // One slot per option, not a dictionary (see
+        // `ArgumentNormalizer.shortOptionsTakingValue` on what a first
+        // `Dictionary` costs at start).
+        values = [String?](repeating: nil, count: options.count)
+        var index = 1
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            let (name, attached) = Self.split(word)
+            guard let slot = options.firstIndex(where: { $0.names.contains(name) }) else {
+                guard !word.hasPrefix("-") else { return nil }
+                operands.append(word)
+                continue
+            }
+            guard values[slot] == nil else { return nil }
+            if options[slot].takesValue {
+                let value: String
+                if let attached {
+                    value = attached
+                } else {
+                    guard index < words.count else { return nil }
+                    value = words[index]
+                    index += 1
+                }
+                guard !value.isEmpty else { return nil }
+                values[slot] = value
+            } else {
+                guard attached == nil else { return nil }
+                values[slot] = ""
+            }
+        }
+    }
+
+    /// Whether the option at `slot` was given.
+    func has(_ slot: Int) -> Bool { values[slot] != nil }
+
+    /// `--name=value` as its name and value; any other word as itself.
+    private static func split(_ word: String) -> (name: String, value: String?) {
+        guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return (word, nil) }
+        return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+    }
+}
