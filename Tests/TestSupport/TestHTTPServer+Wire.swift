@@ -59,19 +59,33 @@ extension TestHTTPServer {
                         String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                     )
                 }
-                return Request(
+                let request = Request(
                     method: String(requestLine[0]), path: String(requestLine[1]),
                     headers: headers.map { (name: $0.0, value: $0.1) }, receivedAt: Date().timeIntervalSince1970)
+                // A body (a PUT's) is read and dropped, so that the next
+                // request on the connection starts where it should.
+                let length = request.header("Content-Length").flatMap { Int($0) } ?? 0
+                while buffer.count < length {
+                    guard receive(client, &buffer) else { return nil }
+                }
+                buffer.removeFirst(length)
+                return request
             }
-            guard buffer.count < 65536, !isStopped else { return nil }
-            var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 100)
-            if ready == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 8192)
-            let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return nil }
-            buffer += chunk.prefix(count)
+            guard buffer.count < 65536, receive(client, &buffer) else { return nil }
         }
+    }
+
+    /// Appends what the client sent within 100 ms (maybe nothing); false
+    /// once it closed or the server stops.
+    private func receive(_ client: Int32, _ buffer: inout [UInt8]) -> Bool {
+        guard !isStopped else { return false }
+        var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+        if poll(&poller, 1, 100) == 0 { return true }
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk.prefix(count)
+        return true
     }
 
     static func stripQuery(_ path: String) -> String {

@@ -13,14 +13,18 @@ enum CurlError {
         case CURLE_COULDNT_CONNECT:
             return ImageCoreError(.network, "could not connect (\(text))")
         case CURLE_OPERATION_TIMEDOUT:
-            return ImageCoreError(.network, "timed out (\(text))")
+            var error = ImageCoreError(.network, "timed out (\(text))")
+            error.transportFault = .timedOut
+            return error
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
             CURLE_SSL_INVALIDCERTSTATUS:
             return ImageCoreError(.network, "TLS error (\(text))")
         case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2,
             CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
-            return ImageCoreError(.network, "connection lost (\(text))")
+            var error = ImageCoreError(.network, "connection lost (\(text))")
+            error.transportFault = .connectionLost
+            return error
         case CURLE_TOO_MANY_REDIRECTS:
             return ImageCoreError(.http, "too many redirects (\(text))", isTransient: false)
         case CURLE_UNSUPPORTED_PROTOCOL:

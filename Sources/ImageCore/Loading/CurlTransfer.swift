@@ -176,7 +176,9 @@ final class CurlTransfer {
     /// network error, so a body with a strong validator is kept for a resume.
     func timeOut() {
         let seconds = Quantities.formatDuration(request.effectiveTimeout)
-        abortReason = ImageCoreError(.network, "timed out: no data for \(seconds)")
+        var reason = ImageCoreError(.network, "timed out: no data for \(seconds)")
+        reason.transportFault = .timedOut
+        abortReason = reason
         finish(CURLE_OPERATION_TIMEDOUT)
     }
 

@@ -45,6 +45,17 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// about a limit: the run's limits decide whether the failure is
     /// remembered (man page, FAILED URLS).
     public var exceededLimit: Limit?
+    /// How a network failure happened, where the transport could tell
+    /// apart one that may pass (a remote store's circuit breaker judges by it).
+    var transportFault: TransportFault?
+
+    /// A network failure that says nothing against the next request.
+    enum TransportFault: Sendable {
+        /// No answer within the time allowed (connecting included).
+        case timedOut
+        /// The connection broke mid-request or mid-answer.
+        case connectionLost
+    }
 
     /// A limit on what is accepted, by its option's name.
     public enum Limit: String, Sendable, CaseIterable {
@@ -85,13 +96,16 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// With `serviceCode` (an S3 error document's), the message names the
     /// code instead of the reason phrase: `HTTP 403 AccessDenied`.
     public static func httpStatus(_ status: Int, serviceCode: String? = nil) -> ImageCoreError {
-        let transient = [408, 429, 500, 502, 503, 504].contains(status)
+        let transient = transientStatuses.contains(status)
         var error = ImageCoreError(
             .http, "HTTP \(status)\((serviceCode ?? reasonPhrase(status)).map { " \($0)" } ?? "")",
             httpStatus: status, isTransient: transient)
         error.serviceCode = serviceCode
         return error
     }
+
+    /// The HTTP statuses that say "not now" rather than "no".
+    static let transientStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
 
     private static func reasonPhrase(_ status: Int) -> String? {
         switch status {

@@ -29,7 +29,14 @@ final class ConditionalPutProbe: Sendable {
             outcome = task
             return task
         }
-        return try await probe.value
+        do {
+            return try await probe.value
+        } catch {
+            // A failed probe says nothing of the store's leases: the next request probes again
+            // (a timeout must not fail every lease request of the run).
+            outcome.withLock { if $0 == probe { $0 = nil } }
+            throw error
+        }
     }
 
     private static func probe(_ write: Write, _ remove: Remove) async throws -> String? {

@@ -2,7 +2,8 @@
 /// PUT (Apache mod_dav does; nginx 1.22's WebDAV module does not). The
 /// lease for a key is the object `<key hash>.lease` (`HTTPLeaseObject`):
 ///
-/// - taken by `PUT` with `If-None-Match: *`: 412 is another's; 2xx is ours
+/// - taken by `PUT` with `If-None-Match: *`: 412 is another's (ours if it
+///   carries our token: an earlier try's answer was lost); 2xx is ours
 ///   if reading it back finds our token (Apache checks the precondition
 ///   before writing, not atomically with it, so PUTs racing within a
 ///   millisecond or two can all succeed: the last one written wins);
@@ -12,6 +13,10 @@
 /// - renewed and released only after reading it back and finding our token,
 ///   with `If-Match` as well where the ETag is strong (Apache's is weak for
 ///   a second after a write, and a weak one never matches).
+///
+/// Lease and probe PUTs get their own patience (`withLeasePatience`), as an
+/// S3 store's do: Apache holds a PUT on its DAV lock database, and six
+/// machines starting together kept one waiting past the 1 s default.
 ///
 /// Whether the server honours `If-None-Match: *` is probed once per run, by
 /// the first request for a lease: a conditional PUT over an object that
@@ -24,7 +29,7 @@ extension HTTPRemoteStorage: RemoteLeasing {
         // Twice at most: once more after freeing a lease that ran out, or one freed meanwhile.
         for _ in 0..<2 {
             let status = try await write(
-                leaseName(name), lease.encoded, conditions: [ConditionalPutProbe.ifNoneMatchAny])
+                leaseName(name), lease.encoded, conditions: [ConditionalPutProbe.ifNoneMatchAny], patient: true)
             if status != 412 {
                 // Apache checks the precondition before writing, not with
                 // it: PUTs that arrive together can all succeed, the last
@@ -33,6 +38,8 @@ extension HTTPRemoteStorage: RemoteLeasing {
                 return .held(remaining: written.lease?.remaining(now: clock.wallNow()))
             }
             guard let held = try await readLease(name) else { continue }
+            // Ours: an earlier request for it was written, its answer lost (`RemoteCache+Leases.swift`).
+            if held.lease?.token == token { return .acquired }
             let remaining = held.lease?.remaining(now: clock.wallNow()) ?? 0
             if remaining > 0 { return .held(remaining: remaining) }
             guard try await free(name, ifStill: held.etag) else {
@@ -83,7 +90,7 @@ extension HTTPRemoteStorage: RemoteLeasing {
     private func leaseRefusal() async throws -> String? {
         try await leaseProbe.refusal(
             write: { [self] name, body, conditions in
-                try await write(name, body, conditions: conditions)
+                try await write(name, body, conditions: conditions, patient: true)
             },
             remove: { [self] name in _ = try await delete(name) })
     }

@@ -42,11 +42,15 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
     }
 
     /// PUTs `body` as `name` with the given precondition headers; returns
-    /// the status, 412 when a precondition failed.
-    func write(_ name: String, _ body: [UInt8], conditions: [HTTPHeader] = []) async throws -> Int {
+    /// the status, 412 when a precondition failed. `patient` for a lease's
+    /// write (`withLeasePatience`).
+    func write(
+        _ name: String, _ body: [UInt8], conditions: [HTTPHeader] = [], patient: Bool = false
+    ) async throws -> Int {
         var request = self.request("PUT", name)
         request.uploadBody = body
         request.headers += conditions
+        if patient { request = request.withLeasePatience() }
         let (status, _) = try await send(request, answers: [409, 412])
         guard status == 409 else { return status }
         // RFC 4918 servers (Apache mod_dav) create no missing parent
@@ -81,8 +85,10 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
         } catch let error as ImageCoreError {
             if let status = error.httpStatus, answers.contains(status) { return (status, nil) }
             if error.kind == .interrupted { throw error }
-            throw ImageCoreError(
+            var failure = ImageCoreError(
                 .network, "\(request.method) \(configured): \(error.message)", httpStatus: error.httpStatus)
+            failure.transportFault = error.transportFault
+            throw failure
         }
     }
 }

@@ -76,11 +76,21 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// The context's error, as hiredis describes it (never with a password).
+    /// A timeout (hiredis 1.x: an I/O error with `EAGAIN`, its socket's
+    /// timeout) and a connection the server closed are faults that may pass.
     private func failure() -> ImageCoreError {
+        let fault = errno
         let message = withUnsafeBytes(of: context.pointee.errstr) { buffer in
             String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return ImageCoreError(.network, "Redis: \(message.isEmpty ? "error \(context.pointee.err)" : message)")
+        var error = ImageCoreError(.network, "Redis: \(message.isEmpty ? "error \(context.pointee.err)" : message)")
+        switch (context.pointee.err, fault) {
+        case (REDIS_ERR_IO, EAGAIN), (REDIS_ERR_IO, ETIMEDOUT): error.transportFault = .timedOut
+        case (REDIS_ERR_EOF, _), (REDIS_ERR_IO, ECONNRESET), (REDIS_ERR_IO, EPIPE):
+            error.transportFault = .connectionLost
+        default: break
+        }
+        return error
     }
 
     private static func makeTimeval(_ seconds: Double) -> timeval {

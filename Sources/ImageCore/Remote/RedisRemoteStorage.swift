@@ -53,10 +53,13 @@ final class RedisRemoteStorage: RemoteLeasing, CustomReflectable {
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer {
         let reply = try await run(["SET", leaseKey(name), token, "NX", "PX", String(Self.milliseconds(duration))])
         if reply == .status("OK") { return .acquired }
-        // How long the holder's lease runs unless renewed: a waiter waits that long.
-        guard case .integer(let milliseconds) = try await run(["PTTL", leaseKey(name)]) else {
+        // How long the holder's lease runs unless renewed: a waiter waits
+        // that long. Ours if it holds our token: an earlier SET went through, its answer lost.
+        guard case .integer(let milliseconds) = try await run(["EVAL", Self.heldScript, "1", leaseKey(name), token])
+        else {
             return .held(remaining: nil)
         }
+        if milliseconds == Self.heldByUs { return .acquired }
         return .held(remaining: milliseconds >= 0 ? Double(milliseconds) / 1000 : nil)
     }
 
@@ -70,6 +73,12 @@ final class RedisRemoteStorage: RemoteLeasing, CustomReflectable {
     func releaseLease(_ name: String, token: String) async throws {
         _ = try await run(["EVAL", Self.releaseScript, "1", leaseKey(name), token])
     }
+
+    /// The lease's remaining milliseconds (PTTL), or `heldByUs` if it holds our token.
+    private static let heldScript = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return -100 end return redis.call('PTTL', KEYS[1])
+        """
+    private static let heldByUs = -100
 
     /// Compare-and-extend: a holder whose lease expired and was taken by
     /// another machine must not extend the other's.
@@ -103,9 +112,11 @@ final class RedisRemoteStorage: RemoteLeasing, CustomReflectable {
             if !connection.isBroken { idle.withLock { $0.append(connection) } }
             return reply
         } catch let error as ImageCoreError {
-            throw ImageCoreError(
+            var failure = ImageCoreError(
                 .network,
                 "\(arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "") \(configured): \(error.message)")
+            failure.transportFault = error.transportFault
+            throw failure
         }
     }
 

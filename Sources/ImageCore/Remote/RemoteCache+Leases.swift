@@ -7,6 +7,16 @@
 /// when the lease's expiry (as the store last reported it: a live holder
 /// renews it) passes by a margin without the lease coming free, and then
 /// downloads itself.
+///
+/// A lease request that failed in a way that may pass (a timeout, a 5xx) is
+/// sent once more, with the same token: the first may have been written
+/// and only its answer lost, and a store finds the lease its own token
+/// holds to be this machine's, so the machine neither waits on its own
+/// lease nor takes a second. Taking it again, rather than downloading
+/// without it, keeps the other machines waiting on one download. If the
+/// second fails too, the machine downloads without a lease; one that was
+/// written all the same runs out unrenewed, and the machines waiting on it
+/// find the upload first (or take it once it ran out).
 extension RemoteCache {
     /// What the stores say about a download about to start.
     enum DownloadClaim: Sendable {
@@ -58,13 +68,19 @@ extension RemoteCache {
         var delay = 0.05
         var waited = false
         var lastTry = false
+        var retried = false
         while true {
+            guard let ticket = health.ticket(index) else { return .unclaimed }
             let answer: LeaseAnswer
             do {
                 answer = try await storage.acquireLease(name, token: token, duration: duration)
+                health.record(index, ticket, .answered)
             } catch let error as ImageCoreError {
-                disable(index, storage, error)
-                return .unclaimed
+                fail(index, storage, error, ticket)
+                // Once more, same token: the lease may be ours with its answer lost.
+                guard error.isPassingStoreFailure, error.kind != .interrupted, !retried else { return .unclaimed }
+                retried = true
+                continue
             }
             if case .held(let remaining?) = answer, remaining > 0, clock.monotonicNow() + remaining > expiry {
                 // The holder's lease, renewed while it downloads, sets how long to wait.
@@ -109,8 +125,9 @@ extension RemoteCache {
             try await pause(min(delay, deadline - now))
             switch await lookup(key, in: index, url: url, maxBytes: maxBytes, countsMiss: false, inspect: inspect) {
             case .hit(let hit): return .uploaded(hit)
-            case .failed: return .unclaimed
-            case .miss: delay = min(delay * 1.5, Self.longestPoll)
+            // A poll that failed and left the store in use costs that poll only: the lease's deadline still bounds the wait.
+            case .failed where hasFailed(index): return .unclaimed
+            case .failed, .miss: delay = min(delay * 1.5, Self.longestPoll)
             }
         }
     }
@@ -125,11 +142,12 @@ extension RemoteCache {
     /// Frees the lease in its store (compare-and-delete: only if still ours).
     func release(_ lease: RemoteLease) async {
         leases.withLock { if $0[lease.name] === lease { $0[lease.name] = nil } }
-        guard lease.markReleased() else { return }
+        guard lease.markReleased(), let ticket = health.ticket(lease.index) else { return }
         do {
             try await lease.storage.releaseLease(lease.name, token: lease.token)
+            health.record(lease.index, ticket, .answered)
         } catch let error as ImageCoreError {
-            disable(lease.index, lease.storage, error)
+            fail(lease.index, lease.storage, error, ticket)
         } catch {}
     }
 

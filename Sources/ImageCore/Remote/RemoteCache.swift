@@ -6,9 +6,10 @@ import Synchronization
 ///
 /// A remote never fails a load: an error, a timeout or a damaged object is
 /// one `-v` line and a counter, and the load goes on to the next storage or
-/// the origin. A storage that failed (network, timeout, server error) is not
-/// asked again in this run. Uploads run in tasks alongside other work;
-/// `finish()` waits for them.
+/// the origin. A storage that is dead or wrong (refused, DNS, TLS, 401/403)
+/// is not asked again in this run; one that timed out or answered 5xx is,
+/// until it does so `StoreHealth.strikeLimit` times in a row. Uploads run
+/// in tasks alongside other work; `finish()` waits for them.
 ///
 /// A sharded storage (`|shards=`) is one backend per shard; each key goes to
 /// the shard `ShardSelection` picks, so a dead shard fails (and costs) only
@@ -24,21 +25,12 @@ final class RemoteCache: Sendable {
         var storage: String
     }
 
-    /// What this run knows of a storage. The first lookup probes it alone;
-    /// lookups arriving meanwhile wait for its outcome, so a dead storage
-    /// costs one timeout per run, not one per URL in flight.
-    private enum Health {
-        case untried
-        case probing([CheckedContinuation<Bool, Never>])
-        case healthy
-        case failed
-    }
-
     /// Every backend: one per unsharded storage, one per shard of a sharded one.
     let backends: [any RemoteStorage]
     /// Per configured storage, its shards and the range of `backends` they are.
     private let configured: [(shards: [RemoteStorageURL.Shard], first: Int)]
-    private let health: Mutex<[Health]>
+    /// Which backends answer, which failed once, which are off for the run (`StoreHealth`).
+    let health: StoreHealth
     private let uploads = Mutex<[Task<Void, Never>]>([])
     /// Leases this process holds, by key hash (`RemoteCache+Leases.swift`).
     let leases = Mutex<[String: RemoteLease]>([:])
@@ -83,7 +75,7 @@ final class RemoteCache: Sendable {
     ) {
         self.backends = backends
         self.configured = tiers
-        health = Mutex(Array(repeating: .untried, count: backends.count))
+        health = StoreHealth(count: backends.count)
         self.statistics = statistics
         self.events = events
         self.warnings = warnings
@@ -110,7 +102,7 @@ final class RemoteCache: Sendable {
         case hit(Hit)
         /// Not there, or there but unusable (damaged, another key's).
         case miss
-        /// The backend failed (now or earlier in the run) and is skipped.
+        /// The backend failed (now, or earlier in the run and is off) and is skipped.
         case failed
     }
 
@@ -120,17 +112,17 @@ final class RemoteCache: Sendable {
         _ key: CacheKey, in index: Int, url: String, maxBytes: Int, countsMiss: Bool = true,
         inspect: @escaping @Sendable ([UInt8]) async throws -> ImageInfo
     ) async -> BackendAnswer {
-        guard await admit(index) else { return .failed }
+        guard let ticket = await health.admit(index) else { return .failed }
         let storage = backends[index]
         let object: [UInt8]?
         do {
             object = try await storage.get(key.hash, maxBytes: maxBytes + (1 << 20))
-            settle(index, healthy: true)
+            health.record(index, ticket, .answered)
         } catch let error as ImageCoreError {
-            disable(index, storage, error)
+            fail(index, storage, error, ticket)
             return .failed
         } catch {
-            settle(index, healthy: false)
+            health.record(index, ticket, .fatalFailure)
             return .failed
         }
         guard let object else {
@@ -165,24 +157,27 @@ final class RemoteCache: Sendable {
         return .miss
     }
 
-    /// Uploads an entry to every writable storage that has not failed, in
+    /// Uploads an entry to every writable storage that is not off, in
     /// tasks of their own (`finish()` waits for them).
     func upload(_ entry: CacheEntry, bytes: [UInt8], key: CacheKey, url: String) {
         let name = key.hash
-        let writable = backendIndices(for: name).filter { !backends[$0].configured.readOnly && !hasFailed($0) }
+        let writable = backendIndices(for: name).filter { !backends[$0].configured.readOnly }.compactMap { index in
+            health.ticket(index).map { (index, $0) }
+        }
         guard !writable.isEmpty else { return }
         let object = RemoteObject.encode(entry, bytes: bytes)
-        for index in writable {
+        for (index, ticket) in writable {
             let storage = backends[index]
             // Waiters poll the lease's store: its lease goes once the entry is there (or failed to get there).
             let lease = leases.withLock { $0[name] }.flatMap { $0.index == index && $0.startUpload() ? $0 : nil }
             let task = Task { [self] in
                 do {
                     try await storage.put(name, object)
+                    health.record(index, ticket, .answered, writing: true)
                     statistics.add(.remoteUploads, storage: storage.configured.maskedURL)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
-                    if disable(index, storage, error, warns: false) {
+                    if fail(index, storage, error, ticket, writing: true, warns: false) {
                         warnings.emit(
                             "remote storage \(storage.configured) refused a write (\(error.message)); "
                                 + "nothing more is uploaded to it in this run")
@@ -233,62 +228,41 @@ final class RemoteCache: Sendable {
         configured.map { $0.first + ShardSelection.pick($0.shards, for: name) }
     }
 
-    func hasFailed(_ index: Int) -> Bool {
-        health.withLock { if case .failed = $0[index] { true } else { false } }
-    }
+    /// Whether backend `index` is off for the rest of the run.
+    func hasFailed(_ index: Int) -> Bool { health.isDisabled(index) }
 
-    /// Whether a lookup may ask storage `index`: at once if it is known
-    /// healthy (or untried: this lookup probes it), never if it failed, and
-    /// after the probe's outcome while one is in flight.
-    private func admit(_ index: Int) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer: Bool? = health.withLock { states in
-                switch states[index] {
-                case .healthy: return true
-                case .failed: return false
-                case .untried:
-                    states[index] = .probing([])
-                    return true
-                case .probing(let waiting):
-                    states[index] = .probing(waiting + [continuation])
-                    return nil
-                }
-            }
-            if let answer { continuation.resume(returning: answer) }
-        }
-    }
-
-    /// Records a request's outcome; a probe's releases the lookups waiting for it.
-    private func settle(_ index: Int, healthy: Bool) {
-        let waiting: [CheckedContinuation<Bool, Never>] = health.withLock { states in
-            var released: [CheckedContinuation<Bool, Never>] = []
-            if case .probing(let waiting) = states[index] { released = waiting }
-            switch (healthy, states[index]) {
-            case (false, _): states[index] = .failed
-            case (true, .failed): break  // an earlier failure stands for the run
-            case (true, _): states[index] = .healthy
-            }
-            return released
-        }
-        for continuation in waiting { continuation.resume(returning: healthy) }
-    }
-
-    /// A storage that failed is not asked again in this run; returns
-    /// whether this was its first failure (an interruption is none). The
-    /// first is a warning too, unless the caller words its own (`warns`):
-    /// a wrong secret, a missing bucket or a dead store costs every lookup
-    /// of the run its hit, which nobody should learn only from `-v`.
+    /// Records a request's failure (`StoreHealth`: one that may pass costs
+    /// only its request, until too many come in a row); returns whether it
+    /// turned the storage off for the run (an interruption does not count).
+    /// That is a warning too, unless the caller words its own (`warns`): a
+    /// wrong secret, a missing bucket or a dead store costs every lookup of
+    /// the run its hit, which nobody should learn only from `-v`. A failure
+    /// that leaves the storage in use is a `-v` line and a counter.
     @discardableResult
-    func disable(_ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError, warns: Bool = true) -> Bool {
-        let first = !hasFailed(index)
-        settle(index, healthy: false)
-        guard error.kind != .interrupted else { return false }
-        statistics.add(.remoteErrors, storage: storage.configured.maskedURL)
-        if first {
-            events.emit("remote storage failed, not asked again in this run: \(error.message)")
-            if warns { warnings.emit("remote storage \(error.message), skipped") }
+    func fail(
+        _ index: Int, _ storage: any RemoteStorage, _ error: ImageCoreError, _ ticket: StoreHealth.Ticket,
+        writing: Bool = false, warns: Bool = true
+    ) -> Bool {
+        guard error.kind != .interrupted else {
+            // The run is ending: release any lookup waiting on this one.
+            health.record(index, ticket, .fatalFailure, writing: writing)
+            return false
         }
-        return first
+        let passing = error.isPassingStoreFailure
+        let verdict = health.record(index, ticket, passing ? .passingFailure : .fatalFailure, writing: writing)
+        statistics.add(.remoteErrors, storage: storage.configured.maskedURL)
+        switch verdict {
+        case .inUse:
+            events.emit("remote storage \(error.message); this request goes without it, the storage stays in use")
+            return false
+        case .wasDisabled:
+            return false
+        case .disabled:
+            let message = passing ? "\(error.message) (\(StoreHealth.strikeLimit) failures in a row)" : error.message
+            events.emit("remote storage failed, not asked again in this run: \(message)")
+            if warns { warnings.emit("remote storage \(message), skipped") }
+            return true
+        }
     }
 
     /// A damaged or foreign object: ignored (the origin's copy replaces it).

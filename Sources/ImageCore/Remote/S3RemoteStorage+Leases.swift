@@ -3,7 +3,8 @@
 /// object `<key hash>.lease` (`HTTPLeaseObject`, the body an HTTP store's
 /// lease has):
 ///
-/// - taken by `PUT` with `If-None-Match: *`: 2xx is ours, 412 is another's,
+/// - taken by `PUT` with `If-None-Match: *`: 2xx is ours, 412 is another's
+///   (ours if it carries our token: an earlier try's answer was lost),
 ///   409 is a conditional write racing ours (AWS), tried again;
 /// - taken over once run out (its holder died) by a `PUT` with `If-Match`
 ///   its ETag, so of the waiters that saw it run out exactly one gets it;
@@ -30,6 +31,8 @@ extension S3RemoteStorage: RemoteLeasing {
                 continue
             case 412:
                 guard let held = try await readLease(name) else { continue }  // released meanwhile
+                // Ours: an earlier request for it was written, its answer lost (`RemoteCache+Leases.swift`).
+                if held.lease?.token == token { return .acquired }
                 let remaining = held.lease?.remaining(now: clock.wallNow()) ?? 0
                 if remaining > 0 { return .held(remaining: remaining) }
                 guard let etag = held.etag else { return .held(remaining: nil) }

@@ -106,6 +106,7 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
             var failure = ImageCoreError(
                 .network, "\(configured.maskedURL): \(error.message)", httpStatus: error.httpStatus)
             failure.serviceCode = error.serviceCode
+            failure.transportFault = error.transportFault
             throw failure
         }
     }

@@ -139,6 +139,20 @@ struct LeaseTests {
         #expect(try connection.command([Array("EXISTS".utf8), leaseKey]) == .integer(0))
     }
 
+    /// A lease asked for again with the token that holds it (the first
+    /// answer lost on the way) is the asker's; with another token it is held.
+    @Test func aLeaseAskedForAgainByItsHolderIsItsOwn() async throws {
+        let redis = try RedisProcess()
+        let store = RedisRemoteStorage(try RemoteStorageURL(parsing: redis.url + "|timeout=5000|connect-timeout=2000"))
+        #expect(try await store.acquireLease(key.hash, token: "mine", duration: 600) == .acquired)
+        #expect(try await store.acquireLease(key.hash, token: "mine", duration: 600) == .acquired)
+        guard case .held(let remaining?) = try await store.acquireLease(key.hash, token: "theirs", duration: 600) else {
+            Issue.record("a held lease was granted to another, or its time is unknown")
+            return
+        }
+        #expect(remaining > 0 && remaining <= 600)
+    }
+
     /// The holder renews every third of the lease while its download runs,
     /// and not once it is released.
     @Test func aLeaseIsRenewedEveryThirdOfItsDurationUntilReleased() async throws {

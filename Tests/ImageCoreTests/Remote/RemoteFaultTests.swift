@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -60,14 +61,98 @@ struct RemoteFaultTests {
         #expect(try counters(cache)["remote_errors"] == 1)
     }
 
+    /// One stalled lookup costs its own timeout: the origin serves, and the
+    /// store stays in use (the entry is uploaded to it).
     @Test func aStallingRemoteCostsItsTimeoutOnly() throws {
         let stalling = try TestHTTPServer()
-        stalling.route(
-            "/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(origin.url("/a.png")).hash)", .stall(seconds: 5))
+        let object = "/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(origin.url("/a.png")).hash)"
+        stalling.route(object) { $0.method == "GET" ? .stall(seconds: 5) : .status(201) }
         let result = try expectFallback(
             origin.url("/a.png"), remote: stalling.url("") + "|timeout=300", expected: png,
             originRequests: 1)
-        #expect(result.stderr.contains("not asked again"))
+        #expect(!result.stderr.contains("not asked again"), "\(result.stderr)")
+        #expect(result.stderr.contains("the storage stays in use"), "\(result.stderr)")
+        #expect(stalling.requests.filter { $0.path == object && $0.method == "PUT" }.count == 1)
+    }
+
+    /// `count` origin images, each its own; their URLs, in order.
+    func images(_ prefix: String, _ count: Int) -> [String] {
+        (0..<count).map { index in
+            origin.route("/\(prefix)\(index).png", .ok(png + [UInt8(index)]))
+            return origin.url("/\(prefix)\(index).png")
+        }
+    }
+
+    /// Where an HTTP store keeps `url`'s entry, as a path on its server.
+    func objectPath(_ url: String) -> String { "/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey(url).hash)" }
+
+    /// The fleet bench's fault (issue 34): a store that kept an early PUT,
+    /// and later one lookup, past its timeout. Each cost only its own
+    /// request: every other key was still looked up and uploaded there.
+    @Test func aStoreThatStallsOnceStaysInUseForTheOtherKeys() throws {
+        let store = try TestHTTPServer()
+        let urls = images("once", 6)
+        let puts = Mutex(0)
+        for (index, url) in urls.enumerated() {
+            store.route(objectPath(url)) { request in
+                if request.method == "GET" { return index == 3 ? .stall(seconds: 3) : .status(404) }
+                let first = puts.withLock { count in
+                    defer { count += 1 }
+                    return count == 0
+                }
+                return first ? .stall(seconds: 3) : .status(201)
+            }
+        }
+        let cache = try TemporaryDirectory()
+        let run = try CLI.run(
+            ["prefetch", "-v", "-j", "1", "--remote-storage", store.url("") + "|timeout=300"], cacheDir: cache.path,
+            stdin: Array(urls.joined(separator: "\n").utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("not asked again") && !run.stderr.contains(", skipped"), "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "the storage stays in use").count == 3, "\(run.stderr)")
+        for url in urls {
+            let asked = store.requests.filter { $0.path == objectPath(url) }
+            #expect(asked.filter { $0.method == "GET" }.count == 1, "\(url)")
+            #expect(asked.filter { $0.method == "PUT" }.count == 1, "\(url)")
+            #expect(origin.requestCount(for: String(url.dropFirst(origin.url("").count))) == 1)
+        }
+        let counted = try counters(cache)
+        #expect(counted["remote_errors"] == 2 && counted["remote_uploads"] == 5, "\(counted)")
+    }
+
+    /// A store that never answers is probed alone, one timeout at a time,
+    /// and off after three: three requests in all, however many lookups
+    /// were waiting (six at once here), so the run's cost is three timeouts.
+    @Test func aStoreThatStallsEveryRequestIsOffAfterThree() throws {
+        let store = try TestHTTPServer()
+        let urls = images("never", 30)
+        for url in urls { store.route(objectPath(url), .stall(seconds: 5)) }
+        let cache = try TemporaryDirectory()
+        let run = try CLI.run(
+            ["prefetch", "-v", "-j", "6", "--remote-storage", store.url("") + "|timeout=300|read-only"],
+            cacheDir: cache.path, stdin: Array(urls.joined(separator: "\n").utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(store.requestCount == StoreHealth.strikeLimit, "\(store.requests.map(\.path))")
+        #expect(run.stderr.components(separatedBy: "not asked again").count == 2, "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "(3 failures in a row), skipped").count == 2, "\(run.stderr)")
+        #expect(urls.allSatisfy { origin.requestCount(for: String($0.dropFirst(origin.url("").count))) == 1 })
+        #expect(try counters(cache)["remote_errors"] == StoreHealth.strikeLimit)
+    }
+
+    /// A store that refuses (403) is off after its first answer: asking it
+    /// again buys nothing. One request, one line.
+    @Test func aStoreAnswering403IsOffAtOnce() throws {
+        let store = try TestHTTPServer()
+        let urls = images("refused", 12)
+        for url in urls { store.route(objectPath(url), .status(403)) }
+        let cache = try TemporaryDirectory()
+        let run = try CLI.run(
+            ["prefetch", "-v", "-j", "6", "--remote-storage", store.url("")], cacheDir: cache.path,
+            stdin: Array(urls.joined(separator: "\n").utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(store.requestCount == 1, "\(store.requests.map { "\($0.method) \($0.path)" })")
+        #expect(run.stderr.components(separatedBy: "HTTP 403 Forbidden, skipped").count == 2, "\(run.stderr)")
+        #expect(try counters(cache)["remote_errors"] == 1)
     }
 
     @Test func aRemoteAnswering500IsSkipped() throws {
