@@ -33,10 +33,18 @@ struct ResponseHead {
             return name.count
         }
         let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
-        if let existing = headers[key] {
-            headers[key] = existing + ", " + value
+        // One hash look-up a field, through the subscript's in-place access:
+        // a read, then a write, hashed every name twice (3.1 M of a cold
+        // batch's 17.5 M instructions here, 1000 URLs, callgrind).
+        Self.join(&headers[key], value)
+    }
+
+    /// A repeated field's values joined with ", " (RFC 9110, 5.3).
+    private static func join(_ field: inout String?, _ value: String) {
+        if let existing = field {
+            field = existing + ", " + value
         } else {
-            headers[key] = value
+            field = value
         }
     }
 
