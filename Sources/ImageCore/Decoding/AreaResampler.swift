@@ -294,9 +294,24 @@ struct AreaResampler {
 
     /// Whether every pixel of `pixels` (RGBA) has alpha 255: a JPEG, most
     /// photos, which `resampleOpaque` then takes.
+    /// Eight pixels at a time, as four words whose alpha bytes are ANDed,
+    /// stopping at the first eight with one below 255: a byte at a time to
+    /// the end cost 26 M instructions of the 64 px thumbnail of a 56-frame
+    /// GIF whose frames are transparent in their first row.
     static func isOpaque(_ pixels: UnsafeRawBufferPointer) -> Bool {
+        let alphas = UInt64(littleEndian: 0xFF00_0000_FF00_0000)
+        var index = 0
+        while index + 32 <= pixels.count {
+            let all =
+                pixels.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                & pixels.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                & pixels.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+                & pixels.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+            if all & alphas != alphas { return false }
+            index += 32
+        }
         var all: UInt8 = 255
-        var index = 3
+        index += 3
         while index < pixels.count {
             all &= pixels[index]
             index += 4

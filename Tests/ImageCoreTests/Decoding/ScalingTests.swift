@@ -41,6 +41,24 @@ import Testing
 
     /// An opaque image takes `resampleOpaque` (rows first, no premultiplication):
     /// its samples are the general path's but for float rounding, at most 1 apart.
+    /// One alpha byte below 255 anywhere, in the eight-pixel blocks or the
+    /// pixels after them, makes a frame not opaque.
+    @Test func oneTranslucentPixelAnywhereIsNotOpaque() {
+        for count in [0, 1, 7, 8, 9, 17, 33] {
+            let opaque = [UInt8](repeating: 255, count: count * 4)
+            #expect(opaque.withUnsafeBytes { AreaResampler.isOpaque($0) })
+            for pixel in 0..<count {
+                var pixels = opaque
+                pixels[pixel * 4 + 3] = 254
+                #expect(!pixels.withUnsafeBytes { AreaResampler.isOpaque($0) }, "pixel \(pixel) of \(count)")
+                // A colour byte below 255 changes nothing.
+                pixels = opaque
+                pixels[pixel * 4] = 0
+                #expect(pixels.withUnsafeBytes { AreaResampler.isOpaque($0) })
+            }
+        }
+    }
+
     @Test func opaqueImagesResampleAsTheGeneralPathDoes() {
         var generator = SystemRandomNumberGenerator()
         let (width, height, newWidth, newHeight) = (301, 173, 97, 55)
