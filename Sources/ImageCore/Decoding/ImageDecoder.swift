@@ -80,8 +80,13 @@ public struct ImageDecoder: ImageDecoding {
             scale?.size(width: turned ? info.height : info.width, height: turned ? info.width : info.height)
         }
         let stored = target.map { turned ? (width: $0.height, height: $0.width) : $0 }
-        // A JPEG XL's header tells an animation by its loop count (its frames are not counted).
-        let animated = info.map { $0.frameCount > 1 || format == .gif || (format == .jxl && $0.loopCount != nil) }
+        // A JPEG XL's header tells an animation by its loop count (its frames are not counted);
+        // a PNG's (IHDR) tells nothing, and decodeScaledFrames is nil for one without acTL:
+        // an APNG was decoded whole and every frame resampled whole, 192 M instructions
+        // of a 56-frame one's 64 px thumbnail where the changed rectangles cost 4 M.
+        let animated = info.map {
+            $0.frameCount > 1 || format == .gif || format == .png || (format == .jxl && $0.loopCount != nil)
+        }
         if let target, frame == nil, orientation == 1, animated == true,
             let image = try decodeScaledFrames(bytes, format: format, to: target)
         {
