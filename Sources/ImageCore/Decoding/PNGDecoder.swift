@@ -7,12 +7,19 @@ internal import CImageCoreShims
 struct PNGDecoder {
     let limits: DecodingLimits
 
-    /// Header facts, and every chunk's CRC checked up to IEND: what a
+    /// Header facts (IHDR's, read by `PNGChunks.plainHeader`, or else
+    /// libpng's), and every chunk's CRC checked up to IEND: what a
     /// download must pass before it is stored. The chunk walk runs first, so
     /// libpng never sees a chunk that claims more bytes than the file has.
     func inspect(_ bytes: [UInt8]) throws -> ImageInfo {
         try PNGChunks.verify(bytes)
-        let info = try readHeader(bytes)
+        let info: ImageInfo
+        if let (width, height) = PNGChunks.plainHeader(bytes) {
+            try limits.check(width: width, height: height)
+            info = ImageInfo(format: .png, width: width, height: height)
+        } else {
+            info = try readHeader(bytes)
+        }
         return try APNGStructure.read(bytes).map { try APNGDecoder(limits: limits).info($0) } ?? info
     }
 
