@@ -55,10 +55,13 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
         guard status == 409 else { return status }
         // RFC 4918 servers (Apache mod_dav) create no missing parent
         // collections, as nginx's `create_full_put_path` does: make them, once.
+        // 405: it exists; 403: Apache's answer to a MKCOL racing another
+        // machine's (EEXIST, "Unable to create collection"). The PUT tried
+        // again says whether the store takes writes.
         for collection in ["imgcache/", "imgcache/\(RemoteObject.layoutVersion)/"] {
             var make = self.request("MKCOL", "")
             make.url = "\(base)/\(collection)"
-            _ = try await send(make, answers: [405])  // 405: it exists
+            _ = try await send(make, answers: [403, 405])
         }
         return try await send(request, answers: [412]).status
     }

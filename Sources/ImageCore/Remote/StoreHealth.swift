@@ -9,7 +9,13 @@ import Synchronization
 ///   timeout, not one per URL in flight.
 /// - A *fatal* failure (connection refused, DNS, TLS, 401 or 403, a
 ///   missing bucket, an answer that makes no sense) turns the store off for
-///   the run at once: asking it again buys nothing.
+///   the run at once if it has not answered yet in this run: asking it
+///   again buys nothing. A read's or a lease's from a store that has
+///   answered is a strike like a timeout: Apache mod_dav answers 403 to a
+///   GET that meets a collection another machine is making, and a store
+///   that worked a moment ago is more likely racing itself than
+///   misconfigured. A refused write stays fatal (nginx's 404 or 500 on
+///   every PUT while its GETs answer).
 /// - A *passing* failure (a timeout, a 408, 429 or 5xx, a connection lost
 ///   mid-answer) costs its own request only. The next request probes the
 ///   store alone again, as at the start; once `strikeLimit` of them come in
@@ -69,6 +75,8 @@ final class StoreHealth: Sendable {
         var writeStrikes = 0
         /// Strikes in the run: a request's ticket holds the count when it was sent.
         var allStrikes = 0
+        /// Whether the store has answered a request in this run.
+        var hasAnswered = false
     }
 
     private let stores: Mutex<[Standing]>
@@ -129,8 +137,9 @@ final class StoreHealth: Sendable {
             if case .disabled = store.state { return (.wasDisabled, [], false) }
             var waiting: [CheckedContinuation<Ticket?, Never>] = []
             if case .probing(let queued) = store.state { waiting = queued }
-            switch outcome {
+            switch store.hasAnswered && outcome == .fatalFailure && !writing ? .passingFailure : outcome {
             case .answered:
+                store.hasAnswered = true
                 store.strikes = 0
                 if writing { store.writeStrikes = 0 }
                 store.state = .healthy

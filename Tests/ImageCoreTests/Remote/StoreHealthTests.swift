@@ -52,10 +52,28 @@ struct StoreHealthTests {
 
     @Test func aFatalFailureTurnsTheStoreOffAtOnceAndOnce() async throws {
         let health = StoreHealth(count: 2)
-        let tickets = try await healthyWithTickets(health, 2)
-        #expect(health.record(0, tickets[0], .fatalFailure) == .disabled)
-        #expect(health.record(0, tickets[1], .fatalFailure) == .wasDisabled)
+        let probe = try #require(await health.admit(0))
+        let upload = try #require(health.ticket(0))
+        #expect(health.record(0, probe, .fatalFailure) == .disabled)
+        #expect(health.record(0, upload, .fatalFailure, writing: true) == .wasDisabled)
         #expect(health.isDisabled(0) && !health.isDisabled(1))
+    }
+
+    /// A refusal from a store that has answered in this run (Apache's 403
+    /// to a request meeting a collection another machine is making) is a
+    /// strike, not the end; one before any answer ends it at once.
+    @Test func aRefusalAfterAnAnswerIsAStrike() async throws {
+        let health = StoreHealth(count: 1)
+        let tickets = try await healthyWithTickets(health, 1)
+        #expect(health.record(0, tickets[0], .fatalFailure) == .inUse)
+        for strike in 2...limit {
+            let probe = try #require(await health.admit(0))
+            #expect(health.record(0, probe, .fatalFailure) == (strike == limit ? .disabled : .inUse))
+        }
+        // A refused write is the end, answered or not.
+        let other = StoreHealth(count: 1)
+        let write = try #require(try await healthyWithTickets(other, 1).first)
+        #expect(other.record(0, write, .fatalFailure, writing: true) == .disabled)
     }
 
     /// Lookups waiting on a probe that timed out skip the store this time
