@@ -63,8 +63,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             or serves a bad entry never fails a fetch: the origin serves. One that is dead or wrong (refused, \
             DNS, TLS, 401, 403, a missing bucket) is skipped for the rest of the run, said once (imgcache: \
             remote storage s3://BUCKET/PREFIX: HTTP 403 AccessDenied, skipped); a timeout, a lost connection \
-            or a 408, 429 or 5xx costs only its request (-v says so) until 3 come in a row, so a store that \
-            never answers costs 3 timeouts. |timeout= bounds each whole request, a lease's at least 10 s. \
+            or a 408, 429 or 5xx costs only its request (-v says so), as does a refused lookup from a store \
+            that answered before, until 3 come in a row, so a store that never answers costs 3 timeouts. |timeout= bounds each whole request, a lease's at least 10 s. \
             Before downloading a URL found nowhere, a machine takes a lease for it in the first \
             writable store that holds leases (Redis; S3 and HTTP servers that honour If-None-Match: * on \
             PUT, probed once per run) and renews it every third of its time while it downloads; the others \
