@@ -4,3 +4,5 @@
 # images, and says so in its table.
 CORPUS=${CORPUS:-$HERE/../shared/corpus/images}
 [ -d "$CORPUS" ] || CORPUS=$HERE/../../shared/corpus/images
+# The corpus's root holds bad/ too (malformed files): only its images/ are benchmarked.
+[ ! -d "$CORPUS/images" ] || CORPUS=$CORPUS/images
