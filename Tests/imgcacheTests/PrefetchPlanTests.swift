@@ -57,7 +57,8 @@ import Testing
             ["prefetch", "--retries", "2"], ["prefetch", "--offline"], ["prefetch", "-H", "A: b"],
             ["prefetch", "--no-remote-storage"], ["prefetch", "--remote-storage", "redis://h"],
             ["prefetch", "--placeholder", "--json"], ["prefetch", "--", "list.txt"], ["prefetch", "--lifo=1"],
-            ["prefetch", "--help"], ["prefetch", "--cookie-jar", "j"],
+            ["prefetch", "--help"], ["prefetch", "--cookie-jar", "j"], ["prefetch", "--cache-dir", "--json"],
+            ["prefetch", "--cache-dir", "-q", "list.txt"],
         ]
         for arguments in refused { #expect(PrefetchPlan(arguments: arguments) == nil, "\(arguments)") }
     }
@@ -67,7 +68,8 @@ import Testing
         let invalid: [[String]] = [
             ["prefetch", "-q", "-v"], ["prefetch", "-q", "--progress"], ["prefetch", "-j", "0"],
             ["prefetch", "-j", "257"], ["prefetch", "-j", "x"], ["prefetch", "--cache-dir", ""],
-            ["prefetch", "a", "b"],
+            ["prefetch", "a", "b"], ["prefetch", "--cache-dir", "--json"],
+            ["prefetch", "--cache-dir", "-q", "list.txt"],
         ]
         for arguments in invalid { #expect(throws: (any Error).self, "\(arguments)") { try Self.parsed(arguments) } }
     }

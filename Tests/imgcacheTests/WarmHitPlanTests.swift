@@ -27,7 +27,7 @@ import Testing
             ["fetch", "--retries", "2", url], ["fetch", "--offline", url], ["fetch", "-o"],
             ["fetch", "--cache-dir", "", url],
             ["fetch", "--", url], ["fetch", "--decode", "ppm", url], ["fetch", "--no-remote-storage", url],
-            ["fetch", "-H", "Accept: image/*", url], ["-q", "stat"],
+            ["fetch", "-H", "Accept: image/*", url], ["-q", "stat"], ["fetch", "--cache-dir", "-q", url],
         ]
         for arguments in refused { #expect(WarmHitPlan(arguments: arguments) == nil, "\(arguments)") }
     }

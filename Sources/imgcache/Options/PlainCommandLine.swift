@@ -3,7 +3,8 @@
 /// the subcommand, then options from a table (each at most once, under any
 /// of its names; a value attached with `=`, or `-j6` as `ArgumentNormalizer`
 /// splits it) and operands. Any other word starting with `-`, an option
-/// given twice, a flag with a value or an option without one is nil: the
+/// given twice, a flag with a value, an option without one or whose next
+/// word starts with `-` (but is not `-`) is nil: the
 /// full parser then says what is wrong, in its own words. Each plan's table
 /// is proven equal to the parser's definitions by `OptionTablesTests`.
 struct PlainCommandLine {
@@ -39,7 +40,10 @@ struct PlainCommandLine {
                 if let attached {
                     value = attached
                 } else {
-                    guard index < words.count else { return nil }
+                    // The parser takes a next word that looks like an option
+                    // (`--cache-dir --json`) as a missing value, unless the
+                    // option is `.unconditional`: left to it either way.
+                    guard index < words.count, words[index] == "-" || !words[index].hasPrefix("-") else { return nil }
                     value = words[index]
                     index += 1
                 }
