@@ -25,8 +25,11 @@ struct GIFLZW {
 
     /// Where each code's string starts in the output, and its length; a
     /// literal code's string is the literal, written where it was read.
-    private var start = [Int32](repeating: 0, count: maxCode + 1)
-    private var length = [Int32](repeating: 0, count: maxCode + 1)
+    /// Unsigned 32 bits: a GIF frame has fewer than 2³² pixels (65535 ×
+    /// 65535 at most, `decode` checks), but may have more than 2³¹ when
+    /// `--limit-pixels` allows it, where an `Int32` start wrapped negative.
+    private var start = [UInt32](repeating: 0, count: maxCode + 1)
+    private var length = [UInt32](repeating: 0, count: maxCode + 1)
 
     /// Decodes `data` (the frame's data sub-blocks, joined) with the
     /// minimum code size `codeSize` (at most 8) into `output`, which must
@@ -36,6 +39,10 @@ struct GIFLZW {
     mutating func decode(
         _ data: UnsafeBufferPointer<UInt8>, codeSize: Int, into output: UnsafeMutablePointer<UInt8>, count: Int
     ) throws(Failure) {
+        // `start` holds an output position in 32 bits.
+        guard count <= UInt32.max else {
+            return try Self.decodeAsGiflib(data, codeSize: codeSize, into: output, count: count)
+        }
         do {
             try decodeCopying(data, codeSize: codeSize, into: output, count: count)
         } catch .unlike {
@@ -124,8 +131,8 @@ struct GIFLZW {
                     }
                     // The new entry: the last string and the byte after it, this string's first.
                     if last >= 0 && slot <= Self.maxCode && slot >= defined {
-                        start[slot] = Int32(truncatingIfNeeded: lastHere)
-                        length[slot] = Int32(truncatingIfNeeded: lastLength &+ 1)
+                        start[slot] = UInt32(truncatingIfNeeded: lastHere)
+                        length[slot] = UInt32(truncatingIfNeeded: lastLength &+ 1)
                         defined = slot &+ 1
                     }
                     last = code

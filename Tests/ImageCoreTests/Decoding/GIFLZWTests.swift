@@ -152,3 +152,64 @@ struct GIFLZWTests {
         #expect(decode([4, 1], count: 3) == .failure(.defective))
     }
 }
+
+/// A frame of more than 2³¹ pixels (GIF allows 65535 × 65535, and
+/// `--limit-pixels` may let it through): an entry defined past index 2³¹ is
+/// copied from there, not from a place its start wrapped to.
+struct GIFLZWLargeFrameTests {
+    /// Codes of size 2 (clear 4, end 5) packed at the widths the decoder
+    /// reads them, with the pixel count they decode to: zeros, each code
+    /// `k` of 6...4095 the previous one's string and a zero (KwKwK), then
+    /// the longest (4095) until past 2³¹ pixels, then a clear code, and the
+    /// same again, whose entries start past 2³¹, and each entry read back.
+    static func stream() -> (data: [UInt8], count: Int) {
+        var data: [UInt8] = [], bits: UInt64 = 0, bitCount = 0
+        var width = 3, widthLimit = 8, running = 6, count = 0
+        func put(_ code: Int, pixels: Int) {
+            bits |= UInt64(code) << UInt64(bitCount)
+            bitCount += width
+            while bitCount >= 8 {
+                data.append(UInt8(truncatingIfNeeded: bits))
+                bits >>= 8
+                bitCount -= 8
+            }
+            if running < 4097 {
+                running += 1
+                if running > widthLimit && width < 12 {
+                    widthLimit <<= 1
+                    width += 1
+                }
+            }
+            if code == 4 { (running, width, widthLimit) = (6, 3, 8) }
+            count += pixels
+        }
+        func table(upTo last: Int) {
+            put(0, pixels: 1)
+            for code in 6...last { put(code, pixels: code - 4) }
+        }
+        table(upTo: 4095)
+        while count <= 1 << 31 { put(4095, pixels: 4091) }
+        put(4, pixels: 0)
+        table(upTo: 40)
+        for code in 6...40 { put(code, pixels: code - 4) }
+        if bitCount > 0 { data.append(UInt8(truncatingIfNeeded: bits)) }
+        return (data, count)
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["IMGCACHE_TEST_SANITIZER"] != "thread"))
+    func entriesPastTwoToTheThirtyFirstAreCopiedFromThere() throws {
+        let (data, count) = Self.stream()
+        #expect(count > 1 << 31)
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: count + 8, alignment: 8)
+        defer { output.deallocate() }
+        // Ones where zeros are to be written: a copy from a wrong place shows.
+        output.initializeMemory(as: UInt8.self, repeating: 1)
+        var lzw = GIFLZW()
+        try data.withUnsafeBufferPointer {
+            try lzw.decode($0, codeSize: 2, into: output.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
+        }
+        // The strings defined and read after the clear code (past 2³¹).
+        let tail = UnsafeRawBufferPointer(rebasing: output[(count - 2000)..<count])
+        #expect(tail.allSatisfy { $0 == 0 })
+    }
+}
