@@ -37,7 +37,8 @@ struct PixelRect: Equatable {
 
     /// The smallest rectangle holding every pixel that differs between two
     /// `width` × `height` RGBA frames. Pixels are compared eight at a time
-    /// where they agree, and right of what is already known to change only.
+    /// where they agree, from either end of a row, and right of what is
+    /// already known to change only.
     static func changed(
         from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, width: Int, height: Int
     ) -> PixelRect {
@@ -69,6 +70,7 @@ struct PixelRect: Equatable {
             guard first < width else { continue }
             let floor = max(first, changed.x.upperBound)
             var last = width - 1
+            while last >= floor + 7 && sameEight(last - 7) { last -= 8 }
             while last >= floor + 1 && samePair(last - 1) { last -= 2 }
             while last >= floor && same(last) { last -= 1 }
             changed = changed.union(PixelRect(x: first..<max(first + 1, last + 1), y: y..<(y + 1)))
