@@ -21,7 +21,8 @@ struct Renderer: Sendable {
         }
         var rendition = try await decoded(response, request)
         guard let image = rendition.response.image else { throw ImageCoreError(.failure, "no pixels to encode") }
-        let sourceQuality = format == .webp ? DefaultQuality.webp(from: response.info.format, bytes: response.bytes) : nil
+        let sourceQuality =
+            format == .webp ? DefaultQuality.webp(from: response.info.format, bytes: response.bytes) : nil
         let quality = request.quality ?? sourceQuality
         let limits = self.limits
         // An animation stays one: every frame, under the same limits as the input.
