@@ -1,9 +1,14 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
 @testable import ImageCore
+
+#if !THREAD_SANITIZER
+    // Under ThreadSanitizer, ImageCore's `Mutex` (System/SanitizerLocks.swift)
+    // is the one TSan can see; importing this one too makes the name ambiguous.
+    import Synchronization
+#endif
 
 /// A lease request that timed out may have been written, its answer lost:
 /// the machine asks once more with the same token, finds the lease its own,
