@@ -39,6 +39,9 @@ struct GIFLZW {
     mutating func decode(
         _ data: UnsafeBufferPointer<UInt8>, codeSize: Int, into output: UnsafeMutablePointer<UInt8>, count: Int
     ) throws(Failure) {
+        // giflib refuses a code size over 8 before any data (`DGifSetupDecompress`); it is
+        // checked here too, so that no code can index past the 4096-entry tables.
+        guard (0...8).contains(codeSize) else { throw .defective }
         // `start` holds an output position in 32 bits.
         guard count <= UInt32.max else {
             return try Self.decodeAsGiflib(data, codeSize: codeSize, into: output, count: count)
@@ -151,6 +154,7 @@ struct GIFLZW {
     static func decodeAsGiflib(
         _ data: UnsafeBufferPointer<UInt8>, codeSize: Int, into output: UnsafeMutablePointer<UInt8>, count: Int
     ) throws(Failure) {
+        guard (0...8).contains(codeSize) else { throw .defective }
         let noSuchCode = 4098
         let clear = 1 << codeSize, end = clear + 1
         var prefix = [Int](repeating: noSuchCode, count: maxCode + 1)

@@ -150,6 +150,12 @@ struct GIFLZWTests {
         #expect(decode([4, 1, 5], count: 3) == .failure(.endTooSoon))
         #expect(decode([4, 6, 5], count: 3) == .failure(.defective))
         #expect(decode([4, 1], count: 3) == .failure(.defective))
+        // A code size over 8 (giflib refuses it first): refused, never a code past the tables.
+        for codeSize in [9, 12, 255] {
+            let (copying, giflib) = Self.decodings(
+                Frame(codeSize: codeSize, data: [UInt8](repeating: 0xFF, count: 64), count: 16))
+            #expect(copying == .failure(.defective) && giflib == .failure(.defective), "code size \(codeSize)")
+        }
     }
 }
 
