@@ -64,7 +64,7 @@ extension IMGCacheCommand {
         @Option(
             parsing: .unconditional,
             help: ArgumentHelp(
-                "With --encode jpeg, webp, avif or jxl: quality 1-100 (JPEG default 85; WebP default 75 from JPEG, lossy WebP, AVIF or HEIC, else lossless; AVIF default 60, libavif speed 10; JPEG XL default 90 as cjxl's -q, 100 lossless, libjxl effort 3).",
+                "With --encode jpeg, webp, avif or jxl, or a thumbnail written as one: quality 1-100 (JPEG default 85; WebP default 75 from JPEG, lossy WebP, AVIF or HEIC, else lossless; AVIF default 60, libavif speed 10; JPEG XL default 90 as cjxl's -q, 100 lossless, libjxl effort 3).",
                 valueName: "q"))
         var quality: Int?
 
