@@ -59,6 +59,10 @@ def main(generated, sections):
             # doc-hyphen-flags at every section; mandoc never hyphenates.
             out.append(".nr doc-hyphen-flags 0")
             out.append(".nh")
+            # Nor a break after a word's own hyphen: "If-" at a line's end
+            # and "None-Match" on the next, or an option split after "--max-".
+            # mandoc ignores the request (and breaks there still).
+            out.append(".cflags 0 -")
         elif line.startswith(".Ql "):
             out.append(literal_quote(line))
         elif line.startswith("."):

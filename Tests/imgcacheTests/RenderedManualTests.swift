@@ -79,11 +79,15 @@ enum RenderedManual {
                 .joined(separator: " ")
             #expect(joined.contains("write error: No space left on device"), "\(columns) columns")
             // A word broken by hyphenation ends a line with U+2010 (groff's
-            // hyphen) or "-" right after a letter, and the next line goes on
-            // in lower case. Breaks after a written hyphen (--max-per-host) are words' own.
+            // hyphen); one broken after its own hyphen ("If-" / "None-Match",
+            // "--max-" / "per-host") with "-" right after a letter or digit.
             let lines = text.split(separator: "\n").map(String.init)
             for (line, next) in zip(lines, lines.dropFirst()) where line.hasSuffix("\u{2010}") {
                 Issue.record("\(columns) columns: a word hyphenated: '\(line)' / '\(next)'")
+            }
+            for (line, next) in zip(lines, lines.dropFirst())
+            where line.hasSuffix("-") && line.dropLast().last.map({ $0.isLetter || $0.isNumber }) == true {
+                Issue.record("\(columns) columns: a word broken at its hyphen: '\(line)' / '\(next)'")
             }
         }
     }
