@@ -118,8 +118,10 @@ final class AVIFDecoderHandle {
         guard imgcache_avif_load(&message) == 0 else {
             throw ImageCoreError(
                 .image,
-                "unsupported image format (AVIF): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
-            )
+                "cannot decode AVIF: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
+                // Why transient: installing the library is the cure, not waiting
+                // a day; the failed list must not keep refusing the URL (exit 6).
+                isTransient: true)
         }
         guard let decoder = imgcache_avif_decoder_create() else {
             throw ImageCoreError(.failure, "cannot create an AVIF decoder")

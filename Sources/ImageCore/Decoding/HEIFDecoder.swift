@@ -109,8 +109,10 @@ final class HEIFContext {
         guard imgcache_heif_load(&message) == 0 else {
             throw ImageCoreError(
                 .image,
-                "unsupported image format (HEIF): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
-            )
+                "cannot decode HEIF: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
+                // Why transient: installing the library is the cure, not waiting
+                // a day; the failed list must not keep refusing the URL (exit 6).
+                isTransient: true)
         }
         guard let context = imgcache_heif_context_alloc() else {
             throw ImageCoreError(.failure, "cannot create a HEIF decoder")

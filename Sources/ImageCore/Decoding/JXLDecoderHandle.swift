@@ -23,8 +23,10 @@ final class JXLDecoderHandle {
         guard imgcache_jxl_load(&message) == 0 else {
             throw ImageCoreError(
                 .image,
-                "unsupported image format (JPEG XL): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
-            )
+                "cannot decode JPEG XL: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
+                // Why transient: installing the library is the cure, not waiting
+                // a day; the failed list must not keep refusing the URL (exit 6).
+                isTransient: true)
         }
         guard let decoder = imgcache_jxl_decoder_create() else {
             throw ImageCoreError(.failure, "cannot create a JPEG XL decoder")

@@ -26,7 +26,9 @@ final class AVIFEncoder {
         var message = [CChar](repeating: 0, count: 256)
         guard imgcache_avif_load(&message) == 0 else {
             throw ImageCoreError(
-                .failure, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                .image,
+                "cannot encode AVIF: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
+                isTransient: true)
         }
         guard let encoder = imgcache_avif_encoder_create() else {
             throw ImageCoreError(.failure, "cannot create an AVIF encoder")

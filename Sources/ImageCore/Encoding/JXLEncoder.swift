@@ -39,7 +39,9 @@ final class JXLEncoder {
         var message = [CChar](repeating: 0, count: 256)
         guard imgcache_jxl_load(&message) == 0 else {
             throw ImageCoreError(
-                .failure, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                .image,
+                "cannot encode JPEG XL: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
+                isTransient: true)
         }
         guard let encoder = imgcache_jxl_encoder_create() else {
             throw ImageCoreError(.failure, "cannot create a JPEG XL encoder")

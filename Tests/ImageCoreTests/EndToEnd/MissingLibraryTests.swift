@@ -64,6 +64,51 @@ struct MissingLibraryTests: CommandSuite {
         let original = try Fixtures.bytes("anim3.gif")
         #expect(again.status == 0 && again.stdout == original, "\(again.stderr)")
     }
+
+    /// libheif, libjxl and libavif are loaded by their codecs themselves
+    /// (not through `CodecLibrary`): a missing one was an error remembered on
+    /// the failed list, so installing the library still left the URL refused
+    /// (exit 6) for a day, and a missing encoder was exit 1 instead of 5.
+    @Test(.enabled(if: HEIFSamples.toolsPresent && JXLSamples.missingTools == nil, "needs heif-enc and cjxl"))
+    func aMissingLibheifLibjxlOrLibavifFailsOnlyThatImageAndIsNotRemembered() throws {
+        let out = try TemporaryDirectory()
+        server.route("/d.heic", .ok(try HEIFSamples.make(.lossy, in: out)))
+        server.route("/e.jxl", .ok(try JXLSamples.bytes("lossy.jxl")))
+        let (heic, jxl, jpeg) = (server.url("/d.heic"), server.url("/e.jxl"), server.url("/a.jpg"))
+        let result = try MountNamespace.run(
+            """
+            for soname in libheif.so.1 'libjxl.so.[0-9.]*' 'libavif.so.[0-9]*'; do
+                lib=$(ldconfig -p | awk -v re="^$soname\\$" '$1 ~ re { print $NF; exit }')
+                [ -n "$lib" ] || exit 90
+                mount --bind /dev/null "$(readlink -f "$lib")" || exit 91
+            done
+            "$IMGCACHE" fetch -o "$OUT/d" "$HEIC" 2>"$OUT/heic.err"; echo "heic=$?"
+            "$IMGCACHE" fetch -o "$OUT/e" "$JXL" 2>"$OUT/jxl.err"; echo "jxl=$?"
+            "$IMGCACHE" fetch --encode jxl -o "$OUT/a.jxl" "$JPEG" 2>"$OUT/encode-jxl.err"; echo "encodejxl=$?"
+            "$IMGCACHE" fetch --encode avif -o "$OUT/a.avif" "$JPEG" 2>"$OUT/encode-avif.err"; echo "encodeavif=$?"
+            """,
+            environment: ["IMGCACHE_DIR": cache.path, "OUT": out.path, "HEIC": heic, "JXL": jxl, "JPEG": jpeg])
+        #expect(result.status == 0, "\(result.stderr)")
+        let values = result.values
+        func errors(_ name: String) -> String {
+            (try? String(contentsOfFile: "\(out.path)/\(name).err", encoding: .utf8)) ?? ""
+        }
+        for (name, url, prefix) in [
+            ("heic", heic, "cannot decode HEIF: cannot load libheif (install libheif1): "),
+            ("jxl", jxl, "cannot decode JPEG XL: cannot load libjxl (install libjxl"),
+            ("encode-jxl", jpeg, "cannot encode JPEG XL: cannot load libjxl (install libjxl"),
+            ("encode-avif", jpeg, "cannot encode AVIF: cannot load libavif (install libavif"),
+        ] {
+            let message = errors(name)
+            #expect(values[name.replacingOccurrences(of: "-", with: "")] == "5", "\(name): \(message)")
+            #expect(message.hasPrefix("imgcache: \(url): \(prefix)") && message.count(of: "\n") == 1, "\(message)")
+        }
+
+        // With the libraries back, both are fetched at once: never remembered as failed.
+        let again = try fetch("--json", heic, jxl)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdoutLines.filter { $0.contains("\"result\":\"downloaded\"") }.count == 2, "\(again.stdoutText)")
+    }
 }
 
 extension String {
