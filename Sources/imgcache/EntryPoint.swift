@@ -67,12 +67,13 @@ extension IMGCacheCommand {
 }
 
 extension IMGCacheCommand {
-    /// Runs a `prefetch` read by its plan rather than by the parser, ending
-    /// as `runCommandLine` ends a parsed one: returns after success, exits
-    /// with the status the run throws, and with 23 if stdout could not be written.
-    static func run(_ plan: PrefetchPlan) async {
+    /// Runs a subcommand read by its plan (`PrefetchPlan`, `FetchPlan`)
+    /// rather than by the parser, ending as `runCommandLine` ends a parsed
+    /// one: returns after success, exits with the status the run throws,
+    /// and with 23 if stdout could not be written.
+    static func run(_ planned: @MainActor () async throws -> Void) async {
         do {
-            try await Prefetch.run(plan, download: nil, remote: nil)
+            try await planned()
             OutputFailure.exitIfStdoutFailed(status: 0)
         } catch let error as ExitCode {
             OutputFailure.exitIfStdoutFailed(status: error.rawValue)

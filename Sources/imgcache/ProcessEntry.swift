@@ -10,7 +10,7 @@ import ImageCore
 /// answers a plain `fetch URL [-o FILE]` hit by itself. Everything else
 /// (a miss, any other option or subcommand) goes to the full command line
 /// on the main actor, as an `async` main would run it; a usual `prefetch`
-/// line (`PrefetchPlan`) skips the argument parser there.
+/// or `fetch` line (`PrefetchPlan`, `FetchPlan`) skips the argument parser there.
 @main
 enum ProcessEntry {
     static func main() {
@@ -19,8 +19,11 @@ enum ProcessEntry {
         MallocArenas.limit()
         CurlGlobal.prepareProcess()
         Task { @MainActor in
-            if let plan = PrefetchPlan(arguments: Array(CommandLine.arguments.dropFirst())) {
-                await IMGCacheCommand.run(plan)
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let plan = PrefetchPlan(arguments: arguments) {
+                await IMGCacheCommand.run { try await IMGCacheCommand.Prefetch.run(plan, download: nil, remote: nil) }
+            } else if let plan = FetchPlan(arguments: arguments) {
+                await IMGCacheCommand.run { try await IMGCacheCommand.Fetch.run(plan, download: nil, remote: nil) }
             } else {
                 await IMGCacheCommand.runCommandLine()
             }

@@ -5,7 +5,7 @@ import Testing
 @testable import imgcache
 
 /// The option tables read before swift-argument-parser runs
-/// (`ArgumentNormalizer`, `WarmHitPlan`) against the parser's own
+/// (`ArgumentNormalizer`, `FetchPlan`, `PrefetchPlan`) against the parser's own
 /// definitions, as it describes them (`_dumpHelp`'s ToolInfo), not its help
 /// text: the same names, and a value exactly where the parser takes one.
 /// The tables are not built from the parser at run time: the warm hit
@@ -53,9 +53,9 @@ import Testing
         #expect(Set(globals.filter { !$0.takesValue }.flatMap(\.names)) == Set(ArgumentNormalizer.globalFlags))
     }
 
-    @Test func theWarmHitsOptionsAreFetchsOwn() throws {
+    @Test func theFetchPlansOptionsAreFetchsOwn() throws {
         let fetch = Set(try Self.defined(IMGCacheCommand.Fetch._dumpHelp()))
-        for option in WarmHitPlan.options {
+        for option in FetchPlan.options {
             #expect(fetch.contains(Defined(names: Set(option.names), takesValue: option.takesValue)), "\(option.names)")
         }
     }

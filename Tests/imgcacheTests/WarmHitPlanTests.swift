@@ -17,6 +17,12 @@ import Testing
             full.url == url && full.output == "out" && full.cacheDirectory == "/c" && full.verbose && full.noProgress)
         #expect(WarmHitPlan(arguments: ["fetch", "--cache-dir=/c", "--output", "-", "-q", url])?.output == "-")
         #expect(WarmHitPlan(arguments: ["fetch", "--quiet", url])?.quiet == true)
+        // Flags that cannot change a fresh hit's answer (man page: --offline
+        // serves what is cached; a disk hit asks no remote store).
+        let offline = try #require(
+            WarmHitPlan(arguments: ["fetch", "--offline", "--no-remote-storage", "-o", "x", url]))
+        #expect(offline.offline && offline.request.network == .offline)
+        #expect(WarmHitPlan(arguments: ["fetch", url])?.request.network == .allowed)
     }
 
     @Test func everythingElseIsLeftToTheParser() {
@@ -24,9 +30,11 @@ import Testing
             [], ["fetch"], ["stat", url], ["help", "fetch"], ["fetch", url, url], ["fetch", "ftp://x/a.png"],
             ["fetch", "--json", url], ["fetch", "--path", url], ["fetch", "--progress", url], ["fetch", "-qv", url],
             ["fetch", "-q", "-v", url], ["fetch", "-v", "-v", url], ["fetch", "-o", "a", "-o", "b", url],
-            ["fetch", "--retries", "2", url], ["fetch", "--offline", url], ["fetch", "-o"],
+            ["fetch", "--retries", "2", url], ["fetch", "--offline", "--refresh", url], ["fetch", "-o"],
+            ["fetch", "--no-store", url], ["fetch", "--thumbnail", "8x8", url], ["fetch", "--encode", "png", url],
+            ["fetch", "--output-dir", "d", url], ["fetch", "--placeholder", "--json", url],
             ["fetch", "--cache-dir", "", url],
-            ["fetch", "--", url], ["fetch", "--decode", "ppm", url], ["fetch", "--no-remote-storage", url],
+            ["fetch", "--", url], ["fetch", "--decode", "ppm", url],
             ["fetch", "-H", "Accept: image/*", url], ["-q", "stat"], ["fetch", "--cache-dir", "-q", url],
         ]
         for arguments in refused { #expect(WarmHitPlan(arguments: arguments) == nil, "\(arguments)") }

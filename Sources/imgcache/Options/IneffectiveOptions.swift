@@ -3,7 +3,8 @@ import ArgumentParser
 /// Options that would do nothing in the combination given are refused, the
 /// way `--frame` without pixels always was: a user who typed `--quality 80`
 /// expects it to change something.
-extension IMGCacheCommand.Fetch {
+extension FetchPlan {
+    /// `fetch`'s own (`download`'s are `DownloadOptions.refuseOptionsWithoutEffect`).
     func refuseOptionsWithoutEffect() throws {
         if quality != nil {
             switch rendition.encoding {
@@ -15,12 +16,11 @@ extension IMGCacheCommand.Fetch {
             default: break
             }
         }
-        if download.placeholder && !global.json { throw ValidationError("--placeholder needs --json") }
+        if placeholder && !json { throw ValidationError("--placeholder needs --json") }
         if noOrient && !needsPixels { throw ValidationError("--no-orient needs --decode, --encode or --thumbnail") }
         if askedColourSpace != nil && !needsPixels {
             throw ValidationError("--colorspace needs --decode, --encode or --thumbnail")
         }
-        try download.refuseOptionsWithoutEffect()
     }
 }
 

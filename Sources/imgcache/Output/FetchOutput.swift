@@ -3,28 +3,28 @@ import ImageCore
 /// Has the library fetch every URL of `fetch` and writes each result in
 /// input order: bytes, pixels, metadata or a path, to stdout or files.
 struct FetchOutput {
-    let command: IMGCacheCommand.Fetch
+    let plan: FetchPlan
+    /// The download options the parser read; nil for a line `FetchPlan` read.
+    let download: DownloadOptions?
     let manager: ImageManager
     let progress: ProgressBar?
     /// `--output-dir`'s file names, decided from all the URLs up front.
     private let names: OutputDirectoryNames?
 
-    init(command: IMGCacheCommand.Fetch, manager: ImageManager, progress: ProgressBar?) {
-        (self.command, self.manager, self.progress) = (command, manager, progress)
+    init(plan: FetchPlan, download: DownloadOptions?, manager: ImageManager, progress: ProgressBar?) {
+        (self.plan, self.download, self.manager, self.progress) = (plan, download, manager, progress)
         names =
-            command.outputDir == nil
-            ? nil : OutputDirectoryNames(urls: command.urls, keys: command.urls.map(manager.key(for:)))
+            plan.outputDir == nil
+            ? nil : OutputDirectoryNames(urls: plan.urls, keys: plan.urls.map(manager.key(for:)))
     }
 
     /// Fetches everything; returns the kinds of the failures.
     func fetchAll() async -> [ImageCoreError.Kind] {
         var failures: [ImageCoreError.Kind] = []
-        let transfers = TransferProgress(count: command.urls.count, bar: progress)
+        let transfers = TransferProgress(count: plan.urls.count, bar: progress)
         defer { progress?.finish() }
-        let requests = command.urls.enumerated().map { index, url in
-            var request = command.download.request(for: url)
-            request.storesToDisk = !command.noStore
-            request.render(command.rendition)
+        let requests = plan.urls.enumerated().map { index, url in
+            var request = plan.request(for: url, download: download)
             // Streamed pixels are decoded by the writer, not kept in the response.
             if streamsPixels { request.decodesPixels = false }
             if progress != nil {
@@ -46,10 +46,10 @@ struct FetchOutput {
 
     /// Writes one result of `request`; returns the failure kind if it failed.
     private func emit(index: Int, result: ImageLoadResult, request: ImageRequest) -> ImageCoreError.Kind? {
-        let url = command.urls[index]
+        let url = plan.urls[index]
         var outcome = result.outcome
         var written: String?
-        if case .success(let response) = outcome, !command.global.json || command.outputDir != nil {
+        if case .success(let response) = outcome, !plan.json || plan.outputDir != nil {
             do {
                 written = try write(response, index: index, request: request)
             } catch is StdoutFailed {
@@ -58,15 +58,15 @@ struct FetchOutput {
                 outcome = .failure(ImageCoreError(reporting: error))
             }
         }
-        if command.global.json {
+        if plan.json {
             let record = JSONRecord.result(
                 url: url, key: manager.key(for: url), outcome: outcome, durationMs: result.durationMs, path: written)
             StandardStreams.print(record.text, above: progress)
-        } else if let written, !command.global.quiet {
+        } else if let written, !plan.quiet {
             // Which file is which URL, for scripts (`--output-dir`).
             StandardStreams.print("\(url)\t\(written)", above: progress)
         }
-        if case .success(let response) = outcome, let warning = Self.cacheWarning(response), !command.global.quiet {
+        if case .success(let response) = outcome, let warning = Self.cacheWarning(response), !plan.quiet {
             StandardStreams.print("imgcache: \(url): \(warning)", toStderr: true, above: progress)
         }
         guard case .failure(let error) = outcome else { return nil }
@@ -90,7 +90,7 @@ struct FetchOutput {
     /// Writes one image, the answer to `request`, where the options say;
     /// returns the file written under `--output-dir`, if that is where it went.
     private func write(_ response: ImageResponse, index: Int, request: ImageRequest) throws -> String? {
-        if command.path {
+        if plan.path {
             // The path is what was asked: an image the cache could not keep
             // has none, and a temporary file would be left for nobody to remove.
             guard let path = response.path else {
@@ -100,12 +100,12 @@ struct FetchOutput {
             StandardStreams.print(path, above: progress)
             return nil
         }
-        if streamsPixels, let format = command.decode, response.image == nil {
+        if streamsPixels, let format = plan.decode, response.image == nil {
             return try writeStreamed(response, for: request, as: format, index: index)
         }
         let bytes: [UInt8]
         let fileExtension: String
-        if let format = command.decode, let image = response.image {
+        if let format = plan.decode, let image = response.image {
             bytes = try encode(image, as: format)
             fileExtension = OutputFormat.pixels(format).fileExtension
         } else if let encoded = response.encoded {
@@ -158,8 +158,8 @@ struct FetchOutput {
     /// `-o FILE` (`-o -` is stdout, even a terminal, as curl's), else
     /// `--output-dir`, else stdout, where a terminal gets a summary.
     private func destination(index: Int) -> Destination {
-        if let file = command.output.isEmpty ? nil : command.output[index] { return .output(file) }
-        if let directory = command.outputDir { return .directory(directory) }
+        if let file = plan.output.isEmpty ? nil : plan.output[index] { return .output(file) }
+        if let directory = plan.outputDir { return .directory(directory) }
         return StandardStreams.isTerminal(1) ? .terminal : .stdout
     }
 
@@ -171,8 +171,8 @@ struct FetchOutput {
     /// Whether `--decode ppm|pam` pixels go straight from the decoder to the
     /// output, row by row, with no decoded image kept: full size, every frame.
     private var streamsPixels: Bool {
-        guard let decode = command.decode, decode.isStreamable, !command.global.json else { return false }
-        return command.scaleTarget == nil && command.rendition.encoding == nil && command.frame == nil
+        guard let decode = plan.decode, decode.isStreamable, !plan.json else { return false }
+        return plan.scaleTarget == nil && plan.rendition.encoding == nil && plan.frame == nil
     }
 
     /// Decodes `response` into the output as it goes (see `streamsPixels`),

@@ -21,6 +21,14 @@ enum Environment {
         return result
     }
 
+    /// One environment variable's value (`getenv`). Where only one is read:
+    /// `variables` builds a dictionary of them all, and the first of its
+    /// kind costs a search of the binary's protocol conformances, 0.57 M
+    /// instructions, more than a third of a warm hit's (callgrind).
+    static func value(of name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     /// `path` made absolute against the working directory.
     static func absolutePath(_ path: String) -> String {
         if path.hasPrefix("/") { return path }

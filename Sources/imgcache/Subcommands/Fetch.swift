@@ -89,50 +89,48 @@ extension IMGCacheCommand {
         var urls: [String]
 
         func validate() throws {
-            try validateURLs(urls)
-            if !output.isEmpty && output.count != urls.count {
-                throw ValidationError("give -o once per URL (\(urls.count)), or use --output-dir")
-            }
-            if !output.isEmpty && outputDir != nil { throw ValidationError("-o and --output-dir cannot be combined") }
-            let modes = [global.json, path, decode != nil && output.isEmpty && outputDir == nil].filter { $0 }
-            if modes.count > 1 { throw ValidationError("choose one of --json, --path and --decode for stdout") }
-            if (global.json && !output.isEmpty) || (path && (!output.isEmpty || outputDir != nil)) {
-                throw ValidationError(
-                    "--json and --path print to stdout; they do not take -o (--json takes --output-dir)")
-            }
-            if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
-            if frame != nil && !needsPixels { throw ValidationError("--frame needs --decode, --encode or --thumbnail") }
-            if path && noStore { throw ValidationError("--path needs the disk cache; drop --no-store") }
-            if let thumbnail, ScaleTarget(thumbnail: thumbnail) == nil {
-                let sizes = thumbnail.lowercased().split(separator: "x", omittingEmptySubsequences: false).map {
-                    Int($0)
-                }
-                guard sizes.count == 2, sizes.allSatisfy({ $0 != nil }) else {
-                    throw ValidationError("--thumbnail must be WIDTHxHEIGHT, e.g. 512x512")
-                }
-                throw ValidationError("--thumbnail sizes must be positive, got '\(thumbnail)'")
-            }
-            if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be 1 or more") }
-            if thumbnail != nil && maxPixels != nil {
-                throw ValidationError("choose one of --thumbnail and --max-pixels")
-            }
-            if encode != nil && decode != nil { throw ValidationError("choose one of --decode and --encode") }
-            if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
-            if (encode != nil || scaleTarget != nil) && path {
-                throw ValidationError("--path prints the original; drop --thumbnail/--encode")
-            }
-            try refuseOptionsWithoutEffect()
+            try plan.validate()
+            try download.refuseOptionsWithoutEffect()
+        }
+
+        /// What the parser read, as the plan a plain line is read to (`FetchPlan`).
+        var plan: FetchPlan {
+            FetchPlan(
+                cacheDirectory: global.cacheDirectory, quiet: global.quiet, verbose: global.verbose, json: global.json,
+                progress: global.progress, noRemoteStorage: global.remote.noRemoteStorage, offline: download.offline,
+                placeholder: download.placeholder, noStore: noStore, output: output, outputDir: outputDir,
+                decode: decode, frame: frame, thumbnail: thumbnail, maxPixels: maxPixels, encode: encode,
+                quality: quality, askedColourSpace: askedColourSpace, noOrient: noOrient, path: path, urls: urls)
         }
 
         func run() async throws {
-            try makeOutputDirectory()
+            try await Self.run(plan, download: download, remote: global.remote)
+        }
+
+        /// The run, for the values the parser read or a plan (`FetchPlan`:
+        /// `download` and `remote` nil, no such option given but
+        /// `--offline`, `--placeholder` and `--no-remote-storage`, which the
+        /// plan holds, so the configuration is imgcache.conf's and the
+        /// remote storage as `RemoteStorageOptions.resolved` gives it).
+        static func run(_ plan: FetchPlan, download: DownloadOptions?, remote: RemoteStorageOptions?) async throws {
+            try makeOutputDirectory(plan.outputDir)
             // Orientation and colour space are the requests' (`rendition`), not the manager's.
-            let manager = try CacheSession.open(global, readOnly: true) {
-                download.apply(to: &$0)
-                $0.writesCache = !noStore
+            let manager = try CacheSession.open(
+                cacheDirectory: plan.cacheDirectory, quiet: plan.quiet,
+                events: GlobalOptions<Fetch>.events(verbose: plan.verbose),
+                remoteStorage: { configured in
+                    remote?.resolved(configured: configured)
+                        ?? RemoteStorageOptions.resolved(
+                            remoteStorage: nil, noRemoteStorage: plan.noRemoteStorage, configured: configured)
+                }, readOnly: true
+            ) {
+                download?.apply(to: &$0)
+                $0.writesCache = !plan.noStore
             }
             SignalTrap.install { manager.cancelAll() }
-            let failures = await FetchOutput(command: self, manager: manager, progress: global.progressBar()).fetchAll()
+            let progress = GlobalOptions<Fetch>.progressBar(quiet: plan.quiet, progress: plan.progress)
+            let failures = await FetchOutput(plan: plan, download: download, manager: manager, progress: progress)
+                .fetchAll()
             try? await manager.finish()
             try ExitStatus.exit(ExitStatus.code(for: failures))
         }
@@ -140,37 +138,16 @@ extension IMGCacheCommand {
 }
 
 extension IMGCacheCommand.Fetch {
-    /// The size asked for by --thumbnail or --max-pixels.
-    var scaleTarget: ScaleTarget? {
-        thumbnail.flatMap(ScaleTarget.init(thumbnail:)) ?? maxPixels.map(ScaleTarget.maxPixels)
-    }
+    /// What the options ask to be made of each image (`FetchPlan.rendition`).
+    var rendition: ImageRendition { plan.rendition }
 
-    /// `--colorspace`, or its default: sRGB for `--decode`, the original
-    /// (profile kept) for encoded output.
-    var colourSpace: ColourSpace { askedColourSpace ?? (decode != nil ? .srgb : .original) }
-
-    /// Whether the output needs decoded pixels.
-    var needsPixels: Bool { rendition.needsPixels }
-
-    /// What the options ask to be made of each image. The re-encoding is
-    /// --encode, or, for a scaled image without --decode, the original's kind.
-    var rendition: ImageRendition {
-        var rendition = ImageRendition()
-        rendition.decodesPixels = decode != nil
-        rendition.frame = frame
-        rendition.scale = scaleTarget
-        rendition.encoding =
-            encode.map { .format($0) } ?? (scaleTarget != nil && decode == nil ? .matchingOriginal : nil)
-        rendition.quality = quality
-        rendition.appliesOrientation = !noOrient
-        rendition.colourSpace = colourSpace
-        return rendition
-    }
+    /// `--colorspace`, or its default (`FetchPlan.colourSpace`).
+    var colourSpace: ColourSpace { plan.colourSpace }
 
     /// Creates --output-dir if needed. A directory that cannot be made or
     /// used (a regular file there, no permission) is output that cannot be
     /// written: exit 23, before anything is fetched (man page, EXIT STATUS).
-    private func makeOutputDirectory() throws {
+    private static func makeOutputDirectory(_ outputDir: String?) throws {
         guard let outputDir else { return }
         do {
             try OutputFile.makeDirectory(outputDir)

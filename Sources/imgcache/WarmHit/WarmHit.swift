@@ -29,8 +29,8 @@ enum WarmHit {
                 configuration, events: GlobalOptions<IMGCacheCommand.Fetch>.events(verbose: plan.verbose),
                 remoteStorage: { _ in [] })
         else { return nil }
-        // What `DownloadOptions` asks for with no option given.
-        guard let response = manager.freshHit(ImageRequest(url: plan.url)) else {
+        // The request the full path would make (`--offline`'s included).
+        guard let response = manager.freshHit(plan.request) else {
             // A damaged entry found on the way was counted: keep the count.
             try? manager.statistics.flush(to: directory)
             return nil

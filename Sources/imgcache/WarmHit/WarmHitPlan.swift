@@ -1,35 +1,33 @@
-/// The one command line `WarmHit` answers by itself, read without
-/// swift-argument-parser (`PlainCommandLine`): `fetch` with one http(s) URL
-/// and nothing else but `-o FILE`, `--cache-dir DIR`, `-q`, `-v` and
-/// `--no-progress`, each at most once (global options may come before
-/// `fetch`, short values may be attached, as `ArgumentNormalizer` allows).
-/// Anything else, including every usage error, is nil and left to the full
-/// parser, which says what is wrong in its own words.
-struct WarmHitPlan: Equatable {
-    var url = ""
-    var output: String?
-    var cacheDirectory: String?
-    var quiet = false
-    var verbose = false
-    var noProgress = false
+import ImageCore
 
-    /// The options the plan reads, each with every name the argument parser
-    /// gives it for `fetch` and whether it takes a value. A table here, not
-    /// the parser's, which the warm hit never loads; `OptionTablesTests`
-    /// proves it equal to the parser's definitions (its ToolInfo). `init`
-    /// reads the values by position: output, cache directory, quiet,
-    /// verbose, no progress.
-    static let options: [PlainCommandLine.Option] = [
-        (["-o", "--output"], true), (["--cache-dir"], true), (["-q", "--quiet"], false),
-        (["-v", "--verbose"], false), (["--no-progress"], false),
-    ]
+/// The command lines `WarmHit` answers by itself: a `FetchPlan` (the line
+/// read without swift-argument-parser, and checked as the parser checks it)
+/// of one http(s) URL written as it is, with nothing else but `-o FILE`,
+/// `--cache-dir DIR`, `-q`, `-v`, `--no-progress`, and the flags that cannot
+/// change a fresh hit's answer: `--offline` (a fresh entry is served either
+/// way; a stale one `WarmHit` leaves to the full path) and
+/// `--no-remote-storage` (a disk hit asks no remote store). Anything else,
+/// including every usage error, is nil and left to the full path.
+struct WarmHitPlan: Equatable {
+    /// The line, as `fetch` reads it.
+    let fetch: FetchPlan
 
     init?(arguments: [String]) {
-        guard let line = PlainCommandLine(arguments, subcommand: "fetch", options: Self.options) else { return nil }
-        (output, cacheDirectory) = (line.values[0], line.values[1])
-        (quiet, verbose, noProgress) = (line.has(2), line.has(3), line.has(4))
-        let urls = line.operands
-        guard urls.count == 1, !(quiet && verbose), (try? validateURLs(urls)) != nil else { return nil }
-        url = urls[0]
+        guard let fetch = FetchPlan(arguments: arguments), fetch.urls.count == 1, fetch.progress != true,
+            !fetch.json, !fetch.path, !fetch.noStore, !fetch.placeholder, fetch.outputDir == nil,
+            fetch.rendition == ImageRendition()
+        else { return nil }
+        self.fetch = fetch
     }
+
+    var url: String { fetch.urls[0] }
+    var output: String? { fetch.output.first }
+    var cacheDirectory: String? { fetch.cacheDirectory }
+    var quiet: Bool { fetch.quiet }
+    var verbose: Bool { fetch.verbose }
+    var noProgress: Bool { fetch.progress == false }
+    var offline: Bool { fetch.offline }
+
+    /// The request the full path makes of the line (`FetchPlan.request`).
+    var request: ImageRequest { fetch.request(for: url, download: nil) }
 }
