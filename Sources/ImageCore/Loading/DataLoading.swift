@@ -34,10 +34,19 @@ public protocol DataLoading: Sendable {
     /// `ImageCoreError` (`.network`, `.http`, `.image` for a body that is
     /// clearly not an image or too large, `.cacheIO`, `.interrupted`).
     func download(_ request: DownloadRequest) async throws -> DownloadResponse
+    /// `request` with what `download` adds before sending it (the AWS
+    /// signature and the credentials it found), for what keys a failure on
+    /// the request (`FailedURLRegistry.requestDigest`). Creates nothing.
+    func requestAsSent(_ request: DownloadRequest) -> DownloadRequest
     /// Cancels every queued and running download, and every later one; their
     /// callers get `.interrupted` (SIGINT).
     func cancelAll()
     /// Releases what the loader holds (connections, the cookie jar written
     /// out) and waits until that is done. Call before the process exits.
     func close()
+}
+
+extension DataLoading {
+    /// A loader that adds nothing sends the request as it is.
+    public func requestAsSent(_ request: DownloadRequest) -> DownloadRequest { request }
 }

@@ -78,11 +78,7 @@ public final class Downloader: DataLoading {
     /// signed (`Configuration.aws`); a request to sign (`awsSigV4`) without
     /// credentials (`-u`) is signed with the AWS credentials found.
     public func download(_ asked: DownloadRequest) async throws -> DownloadResponse {
-        var request = aws.resolving(asked)
-        if let provider = request.awsSigV4, request.credentials == nil {
-            request.sign(with: aws.credentials, region: aws.region)
-            request.awsSigV4 = provider
-        }
+        let request = aws.signing(asked)
         guard request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://") else {
             throw ImageCoreError(.failure, "only http, https and s3 URLs are supported")
         }
@@ -95,6 +91,11 @@ public final class Downloader: DataLoading {
         } onCancel: {
             loop.cancel(id: id)
         }
+    }
+
+    /// `request` as `download` sends it: signed (`AWSSettings.signing`).
+    public func requestAsSent(_ request: DownloadRequest) -> DownloadRequest {
+        aws.signing(request)
     }
 
     /// Cancels every queued and running transfer; their callers get `.interrupted`.

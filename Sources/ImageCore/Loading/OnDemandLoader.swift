@@ -19,6 +19,11 @@ final class OnDemandLoader: DataLoading {
         try await downloader().download(request)
     }
 
+    /// As the downloader will send it, without creating the downloader.
+    func requestAsSent(_ request: DownloadRequest) -> DownloadRequest {
+        settings.aws.signing(request)
+    }
+
     /// Cancels the downloader's transfers, if it was ever created, and
     /// those of one created later: a load past the manager's check when
     /// the signal came must not start a download that runs to its end.

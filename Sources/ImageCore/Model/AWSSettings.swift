@@ -113,6 +113,22 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
     }
 }
 
+extension AWSSettings {
+    /// `download` as it is sent: an `s3://` URL resolved and signed
+    /// (`resolving`), and a request to sign (`awsSigV4`) without credentials
+    /// (`-u`) signed with these credentials. The downloader sends this, and
+    /// the failed-URL list keys a failure on it, so that other credentials
+    /// make another request.
+    public func signing(_ download: DownloadRequest) -> DownloadRequest {
+        var request = resolving(download)
+        if let provider = request.awsSigV4, request.credentials == nil {
+            request.sign(with: credentials, region: region)
+            request.awsSigV4 = provider
+        }
+        return request
+    }
+}
+
 extension DownloadRequest {
     /// Signs the request for S3 in `region` with SigV4 (curl's
     /// `--aws-sigv4 aws:amz:REGION:s3`), the session token in its header;

@@ -3,14 +3,15 @@
 /// leaves behind (a stale entry served on error, a failed-URL record).
 extension NetworkFetch {
     /// Checks that `request` may use the network; returns the digest of what
-    /// it sends that can change the answer (credentials, cookies, headers),
+    /// it sends that can change the answer (credentials, the AWS ones an
+    /// `s3://` URL is signed with included, cookies, headers),
     /// which keys its failed-URL record (nil when it sends nothing such).
     func admit(_ request: ImageRequest, key: CacheKey) throws -> String? {
         guard request.network == .allowed else {
             throw ImageCoreError(.notCached, "not in the cache (offline)")
         }
         let cookies = cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
-        let requestDigest = FailedURLRegistry.requestDigest(request.download, cookies: cookies)
+        let requestDigest = FailedURLRegistry.requestDigest(loader.requestAsSent(request.download), cookies: cookies)
         if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest),
             limits.stillRefuses(failure, request)
         {
