@@ -140,6 +140,8 @@ import Testing
             ["--offline", "--thumbnail", "2x2", url], ["--offline", "--encode", "png", "--frame", "1", url],
             ["--json", "--offline", url], ["--offline", server.url("/absent.gif")],
             ["--offline", "--path", url], ["-v", "--offline", "--decode", "ppm", url],
+            // The warm hit's lines.
+            ["--path", url], ["-v", "--path", url], ["-o", "-", url], ["--offline", "-o", "-", url],
         ]
         for line in lines {
             #expect(FetchPlan(arguments: ["fetch"] + line) != nil, "\(line)")

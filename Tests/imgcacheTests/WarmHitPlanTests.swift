@@ -23,12 +23,14 @@ import Testing
             WarmHitPlan(arguments: ["fetch", "--offline", "--no-remote-storage", "-o", "x", url]))
         #expect(offline.offline && offline.request.network == .offline)
         #expect(WarmHitPlan(arguments: ["fetch", url])?.request.network == .allowed)
+        #expect(WarmHitPlan(arguments: ["fetch", "--path", "-q", url])?.path == true)
     }
 
     @Test func everythingElseIsLeftToTheParser() {
         let refused: [[String]] = [
             [], ["fetch"], ["stat", url], ["help", "fetch"], ["fetch", url, url], ["fetch", "ftp://x/a.png"],
-            ["fetch", "--json", url], ["fetch", "--path", url], ["fetch", "--progress", url], ["fetch", "-qv", url],
+            ["fetch", "--json", url], ["fetch", "--path", "--no-store", url], ["fetch", "--progress", url],
+            ["fetch", "-qv", url],
             ["fetch", "-q", "-v", url], ["fetch", "-v", "-v", url], ["fetch", "-o", "a", "-o", "b", url],
             ["fetch", "--retries", "2", url], ["fetch", "--offline", "--refresh", url], ["fetch", "-o"],
             ["fetch", "--no-store", url], ["fetch", "--thumbnail", "8x8", url], ["fetch", "--encode", "png", url],

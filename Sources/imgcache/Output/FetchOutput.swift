@@ -91,13 +91,7 @@ struct FetchOutput {
     /// returns the file written under `--output-dir`, if that is where it went.
     private func write(_ response: ImageResponse, index: Int, request: ImageRequest) throws -> String? {
         if plan.path {
-            // The path is what was asked: an image the cache could not keep
-            // has none, and a temporary file would be left for nobody to remove.
-            guard let path = response.path else {
-                let cause = response.notStored?.message ?? "not stored in the disk cache (see -v for why)"
-                throw ImageCoreError(.cacheIO, "no path to print: not cached: \(cause)")
-            }
-            StandardStreams.print(path, above: progress)
+            StandardStreams.print(try Self.cachedPath(response), above: progress)
             return nil
         }
         if streamsPixels, let format = plan.decode, response.image == nil {
@@ -124,6 +118,17 @@ struct FetchOutput {
         case .terminal: printSummary(response)
         }
         return nil
+    }
+
+    /// `--path`'s answer: the file holding the response's bytes in the cache.
+    /// The path is what was asked: an image the cache could not keep has
+    /// none, and a temporary file would be left for nobody to remove.
+    static func cachedPath(_ response: ImageResponse) throws -> String {
+        guard let path = response.path else {
+            let cause = response.notStored?.message ?? "not stored in the disk cache (see -v for why)"
+            throw ImageCoreError(.cacheIO, "no path to print: not cached: \(cause)")
+        }
+        return path
     }
 
     /// Writes an image's bytes to a file (atomically) or stdout; throws

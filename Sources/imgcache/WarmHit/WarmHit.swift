@@ -6,7 +6,8 @@ import Synchronization
 /// signal-handling thread and no argument parsing, with the same output,
 /// exit status, statistics, last-use update and `-v` line as the full
 /// path, through the full path's pieces: `CacheSession.manager`,
-/// `ImageManager.freshHit` (the one `Lookup`), `FetchOutput.write` and
+/// `ImageManager.freshHit` (the one `Lookup`), `FetchOutput.write` (or
+/// `cachedPath` for `--path`) and
 /// `SignalTrap`. Whatever it does not answer goes to the full path unchanged.
 enum WarmHit {
     /// The exit status of the answered hit, or nil to take the full path.
@@ -14,7 +15,7 @@ enum WarmHit {
         // A progress bar would be drawn and cleared, and a terminal on stdout
         // gets a summary line: both belong to the full path.
         guard plan.quiet || plan.noProgress || !StandardStreams.isTerminal(2) else { return nil }
-        guard plan.output != nil || !StandardStreams.isTerminal(1) else { return nil }
+        guard plan.output != nil || plan.path || !StandardStreams.isTerminal(1) else { return nil }
         SignalTrap.noteSignals()
         guard let directory = GlobalOptions<IMGCacheCommand.Fetch>.cacheDirectory(named: plan.cacheDirectory) else {
             return nil
@@ -37,7 +38,11 @@ enum WarmHit {
         }
         var status: Int32 = 0
         do {
-            try FetchOutput.write(response.bytes, to: plan.output.map(FetchOutput.Destination.output) ?? .stdout)
+            if plan.path {
+                StandardStreams.print(try FetchOutput.cachedPath(response))
+            } else {
+                try FetchOutput.write(response.bytes, to: plan.output.map(FetchOutput.Destination.output) ?? .stdout)
+            }
         } catch {
             // Stdout's failure is the run's, not the URL's (`OutputFailure`).
             let failure = StandardStreams.failure ?? ImageCoreError(reporting: error)
@@ -51,6 +56,8 @@ enum WarmHit {
         // callgrind) for memory the exit gives back anyway. Held here, not
         // leaked, so LeakSanitizer still sees it reachable.
         keptForExit.withLock { $0 = manager }
+        // A path that could not be printed: exit 23, as the full path ends.
+        if plan.path { OutputFailure.exitIfStdoutFailed(status: status) }
         return status
     }
 

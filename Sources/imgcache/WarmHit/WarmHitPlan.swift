@@ -2,7 +2,7 @@ import ImageCore
 
 /// The command lines `WarmHit` answers by itself: a `FetchPlan` (the line
 /// read without swift-argument-parser, and checked as the parser checks it)
-/// of one http(s) URL written as it is, with nothing else but `-o FILE`,
+/// of one http(s) URL written as it is or named (`--path`), with nothing else but `-o FILE`,
 /// `--cache-dir DIR`, `-q`, `-v`, `--no-progress`, and the flags that cannot
 /// change a fresh hit's answer: `--offline` (a fresh entry is served either
 /// way; a stale one `WarmHit` leaves to the full path) and
@@ -14,7 +14,7 @@ struct WarmHitPlan: Equatable {
 
     init?(arguments: [String]) {
         guard let fetch = FetchPlan(arguments: arguments), fetch.urls.count == 1, fetch.progress != true,
-            !fetch.json, !fetch.path, !fetch.noStore, !fetch.placeholder, fetch.outputDir == nil,
+            !fetch.json, !fetch.noStore, !fetch.placeholder, fetch.outputDir == nil,
             fetch.rendition == ImageRendition()
         else { return nil }
         self.fetch = fetch
@@ -27,6 +27,8 @@ struct WarmHitPlan: Equatable {
     var verbose: Bool { fetch.verbose }
     var noProgress: Bool { fetch.progress == false }
     var offline: Bool { fetch.offline }
+    /// `--path`: the entry's file is printed instead of its bytes.
+    var path: Bool { fetch.path }
 
     /// The request the full path makes of the line (`FetchPlan.request`).
     var request: ImageRequest { fetch.request(for: url, download: nil) }
