@@ -58,7 +58,7 @@ final class CurlTransfer {
         sink = body.sink
         resumable = body.resumable
         if let offset = body.resumable?.partial.resumable?.offset {
-            events.emit("resuming \(request.url) at \(offset) bytes")
+            events.emit("resuming \(shownURL) at \(offset) bytes")
         }
     }
 
@@ -69,8 +69,13 @@ final class CurlTransfer {
         try easy.apply(request, settings: settings, share: share, extraHeaders: resumable?.requestHeaders ?? [])
         try easy.setCallbacks(
             body: curlWriteBody, header: curlReceiveHeader, context: Unmanaged.passUnretained(self).toOpaque())
-        events.emit("request started: \(request.method) \(request.url)")
+        events.emit("request started: \(request.method) \(shownURL)")
     }
+
+    /// The URL as `-v` shows it: a password in its user info masked. An S3
+    /// endpoint's (`|endpoint=http://user:password@host`) reaches the
+    /// request's URL; credentials never appear in output.
+    private var shownURL: String { RemoteStorageURL.masked(request.url) }
 
     /// Bytes kept from an earlier transfer of a resumed body.
     private var kept: Int { resumable?.offset ?? 0 }
@@ -104,7 +109,7 @@ final class CurlTransfer {
             }
             if resumable?.start(status: status, head: head, url: request.url) == true {
                 sniffer.skip()
-                events.emit("resumed \(request.url) at \(kept) bytes")
+                events.emit("resumed \(shownURL) at \(kept) bytes")
             }
             sink.expect(easy.contentLength)
         }
@@ -144,7 +149,7 @@ final class CurlTransfer {
         guard !bodyMovedToMemory, let failure = sink?.fileFailure else { return }
         bodyMovedToMemory = true
         resumable = nil
-        events.emit("body kept in memory: \(request.url): \(failure.message)")
+        events.emit("body kept in memory: \(shownURL): \(failure.message)")
     }
 
     /// One response header line.
@@ -230,13 +235,13 @@ final class CurlTransfer {
         sink?.close()
         switch outcome {
         case .success(let response):
-            events.emit("response received: \(request.url): HTTP \(status), \(response.bodySize) bytes")
+            events.emit("response received: \(shownURL): HTTP \(status), \(response.bodySize) bytes")
             continuation.resume(returning: response)
         case .failure(let error):
             if let status = error.httpStatus, status == 429 || status == 503, let seconds = error.retryAfter {
                 hostPause = (min(seconds, RetryDelay.longestWait), "HTTP \(status) with Retry-After")
             }
-            events.emit("request failed: \(request.url): \(error.message)")
+            events.emit("request failed: \(shownURL): \(error.message)")
             continuation.resume(throwing: error)
         }
     }
