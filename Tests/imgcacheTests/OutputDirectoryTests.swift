@@ -9,7 +9,10 @@ import Testing
 
     init() throws {
         fixture = try CommandFixture()
-        for path in ["/img/photo.jpg", "/other/photo.jpg", "/dir/", "/x/a%2Fb%01c.png", "/p/pic.jpeg", "/q/one.png"] {
+        for path in [
+            "/img/photo.jpg", "/other/photo.jpg", "/dir/", "/x/a%2Fb%01c.png", "/p/pic.jpeg", "/q/one.png",
+            "/r/pic.jxl",
+        ] {
             server.route(path, .ok(Fixtures.tinyPNG))
         }
         server.route("/long/" + String(repeating: "%C3%A9", count: 150) + ".png", .ok(Fixtures.tinyPNG))
@@ -39,6 +42,15 @@ import Testing
             #expect(FileManager.default.contents(atPath: line[1]) == Data(Fixtures.tinyPNG), "\(name)")
         }
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: work.path)) == Set(names))
+    }
+
+    /// A JPEG XL's extension is an image extension too: `pic.jxl` was
+    /// written `pic.jxl.png` (and `pic.jxl.jxl`, `pic.jxl.ppm`).
+    @Test func aJPEGXLExtensionIsReplacedByTheFormats() throws {
+        let work = try TemporaryDirectory()
+        let result = try run("fetch", "-q", "--output-dir", work.path, server.url("/r/pic.jxl"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == ["pic.png"])
     }
 
     @Test func aLongNameIsCutToTwoHundredBytesOnACharacterBoundary() throws {

@@ -14,7 +14,7 @@ struct OutputDirectoryNames {
     /// Extensions replaced by the format's own (`a.jpeg` is written `a.jpg`,
     /// `a.png --decode ppm` `a.ppm`): they would only mislead.
     static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "png", "apng", "gif", "webp", "avif", "heic", "heif", "pam", "ppm",
+        "jpg", "jpeg", "jpe", "png", "apng", "gif", "webp", "avif", "heic", "heif", "jxl", "pam", "ppm",
     ]
 
     /// Each URL's stem, or nil where the key names its file.
