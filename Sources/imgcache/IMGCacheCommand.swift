@@ -62,9 +62,14 @@ struct IMGCacheCommand: AsyncParsableCommand {
             downloads and 304 renewals are uploaded before exit unless read-only. A remote that fails, stalls \
             or serves a bad entry never fails a fetch: the origin serves. One that is dead or wrong (refused, \
             DNS, TLS, 401, 403, a missing bucket) is skipped for the rest of the run, said once (imgcache: \
-            remote storage s3://BUCKET/PREFIX: HTTP 403 AccessDenied, skipped); a timeout, a lost connection \
+            remote storage s3://BUCKET/PREFIX: HTTP 403 SignatureDoesNotMatch, skipped); a timeout, a lost connection \
             or a 408, 429 or 5xx costs only its request (-v says so), as does a refused lookup from a store \
             that answered before, until 3 come in a row, so a store that never answers costs 3 timeouts. |timeout= bounds each whole request, a lease's at least 10 s. \
+            An S3 GET answered 403 AccessDenied is a miss (S3's answer for a missing key when the policy \
+            grants no s3:ListBucket: s3:GetObject and s3:PutObject are all a store needs); credentials S3 \
+            refuses (403 SignatureDoesNotMatch, InvalidAccessKeyId, ExpiredToken, ...) end the store at once, \
+            even after it answered, and so does an upload refused with AccessDenied (a store a machine may \
+            only read is |read-only). \
             Before downloading a URL found nowhere, a machine takes a lease for it in the first \
             writable store that holds leases (Redis; S3 and HTTP servers that honour If-None-Match: * on \
             PUT, probed once per run) and renews it every third of its time while it downloads; the others \

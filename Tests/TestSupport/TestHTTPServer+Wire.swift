@@ -42,7 +42,7 @@ extension TestHTTPServer {
         return true
     }
 
-    /// Reads one request head (bodies are not expected); nil when the
+    /// Reads one request, its head and a Content-Length body; nil when the
     /// connection ends, the head exceeds 64 KiB, or the server stops.
     func readRequest(_ client: Int32, _ buffer: inout [UInt8]) -> Request? {
         let terminator: [UInt8] = [13, 10, 13, 10]
@@ -59,15 +59,16 @@ extension TestHTTPServer {
                         String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                     )
                 }
-                let request = Request(
+                var request = Request(
                     method: String(requestLine[0]), path: String(requestLine[1]),
                     headers: headers.map { (name: $0.0, value: $0.1) }, receivedAt: Date().timeIntervalSince1970)
-                // A body (a PUT's) is read and dropped, so that the next
-                // request on the connection starts where it should.
+                // A body (a PUT's) is read whole, so that the next request
+                // on the connection starts where it should.
                 let length = request.header("Content-Length").flatMap { Int($0) } ?? 0
                 while buffer.count < length {
                     guard receive(client, &buffer) else { return nil }
                 }
+                request.body = Array(buffer.prefix(length))
                 buffer.removeFirst(length)
                 return request
             }

@@ -55,6 +55,8 @@ package final class TestHTTPServer: Sendable {
         package var headers: [(name: String, value: String)]
         /// When the request's head had arrived (seconds since 1970).
         package var receivedAt: Double
+        /// The body (a PUT's), as far as its Content-Length says; empty in `requests`.
+        package var body: [UInt8] = []
 
         /// The first header of that name, case-insensitively.
         package func header(_ name: String) -> String? {
@@ -64,6 +66,7 @@ package final class TestHTTPServer: Sendable {
 
     private struct State {
         var routes: [String: @Sendable (Request) -> Response] = [:]
+        var fallback: (@Sendable (Request) -> Response)?
         var requests: [Request] = []
         var connections = 0
         var activeRequests = 0
@@ -126,6 +129,12 @@ package final class TestHTTPServer: Sendable {
         shared.state.withLock { $0.routes[path] = handler }
     }
 
+    /// Answers every path without a route of its own with whatever
+    /// `handler` decides (a server that stores what it is sent).
+    package func routeOthers(handler: @escaping @Sendable (Request) -> Response) {
+        shared.state.withLock { $0.fallback = handler }
+    }
+
     /// Answers `path` with `responses` in turn, the last one from then on
     /// (a server that fails, then recovers).
     package func route(_ path: String, sequence responses: [Response]) {
@@ -145,6 +154,8 @@ package final class TestHTTPServer: Sendable {
     package var requestCount: Int { shared.state.withLock { $0.requests.count } }
     /// The most requests that were being answered at the same moment.
     package var peakConcurrentRequests: Int { shared.state.withLock { $0.peakActiveRequests } }
+    /// Requests received and not yet answered in full.
+    package var unansweredRequests: Int { shared.state.withLock { $0.activeRequests } }
     /// Number of TCP connections accepted.
     package var connectionCount: Int { shared.state.withLock { $0.connections } }
 
@@ -209,10 +220,13 @@ package final class TestHTTPServer: Sendable {
         while !isStopped {
             guard let request = readRequest(client, &buffer) else { return }
             let handler = shared.state.withLock { state in
-                state.requests.append(request)
+                // The log keeps heads only: bodies are the handler's to keep.
+                var logged = request
+                logged.body = []
+                state.requests.append(logged)
                 state.activeRequests += 1
                 state.peakActiveRequests = max(state.peakActiveRequests, state.activeRequests)
-                return state.routes[Self.stripQuery(request.path)]
+                return state.routes[Self.stripQuery(request.path)] ?? state.fallback
             }
             let response = handler?(request) ?? .status(404, body: Array("not found".utf8))
             let reusable = respond(client, request, response)

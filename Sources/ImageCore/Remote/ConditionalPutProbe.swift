@@ -5,16 +5,17 @@ import Synchronization
 /// not). Asked once per run, by the first request for a lease, which the
 /// others await: a probe object of this run's own is written, then written
 /// over with the condition, which a server that honours it refuses (412,
-/// or 409 as S3 may answer), then deleted. Its own, because machines that
-/// start together probe together: over one shared object, Apache (which
-/// checks the condition apart from the write) let one machine's conditional
-/// PUT through while another's plain PUT replaced the object, and that
-/// machine then took no leases and downloaded all it was given.
+/// or 409 as S3 may answer), then deleted, which must find it. Its own,
+/// because machines that start together probe together: over one shared
+/// object, Apache (which checks the condition apart from the write) let one
+/// machine's conditional PUT through while another's plain PUT replaced the
+/// object, and that machine then took no leases and downloaded all it was
+/// given.
 final class ConditionalPutProbe: Sendable {
     /// PUTs the object `name` with `body` and `conditions`; returns the status.
     typealias Write = @Sendable (_ name: String, _ body: [UInt8], _ conditions: [HTTPHeader]) async throws -> Int
-    /// Deletes the object `name`.
-    typealias Remove = @Sendable (_ name: String) async throws -> Void
+    /// Deletes the object `name`; false if the store found none.
+    typealias Remove = @Sendable (_ name: String) async throws -> Bool
 
     static let ifNoneMatchAny = HTTPHeader(name: "If-None-Match", value: "*")
 
@@ -47,8 +48,13 @@ final class ConditionalPutProbe: Sendable {
             let status = try await write(name, body, [ifNoneMatchAny])
             // Left behind if this fails: a lifecycle rule for lease objects
             // takes probes too (docs/FLEET.md).
-            try? await remove(name)
-            return status == 412 || status == 409 ? nil : "it ignores If-None-Match: * on PUT"
+            let found = (try? await remove(name)) ?? true
+            guard status == 412 || status == 409 else { return "it ignores If-None-Match: * on PUT" }
+            // A store that cannot find what it just wrote cannot show a lease to
+            // the other machines (an S3 policy without s3:GetObject, whose GETs
+            // are all 403 AccessDenied, taken for missing keys): each would wait
+            // out every lease another took.
+            return found ? nil : "it cannot read back the probe's object"
         } catch let error as ImageCoreError where error.httpStatus != nil {
             // A refused write is no failure of the store's: its lookups may
             // work, and the first upload reports the refusal.

@@ -92,6 +92,6 @@ extension HTTPRemoteStorage: RemoteLeasing {
             write: { [self] name, body, conditions in
                 try await write(name, body, conditions: conditions, patient: true)
             },
-            remove: { [self] name in _ = try await delete(name) })
+            remove: { [self] name in try await delete(name) })
     }
 }

@@ -249,7 +249,9 @@ final class RemoteCache: Sendable {
             return false
         }
         let passing = error.isPassingStoreFailure
-        let verdict = health.record(index, ticket, passing ? .passingFailure : .fatalFailure, writing: writing)
+        let outcome: StoreHealth.Outcome =
+            passing ? .passingFailure : error.refusesCredentials ? .refusedCredentials : .fatalFailure
+        let verdict = health.record(index, ticket, outcome, writing: writing)
         statistics.add(.remoteErrors, storage: storage.configured.maskedURL)
         switch verdict {
         case .inUse:

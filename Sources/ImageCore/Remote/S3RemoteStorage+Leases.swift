@@ -9,7 +9,13 @@
 /// - taken over once run out (its holder died) by a `PUT` with `If-Match`
 ///   its ETag, so of the waiters that saw it run out exactly one gets it;
 /// - renewed by a `PUT` and released by a `DELETE`, each with `If-Match` the
-///   ETag of the lease just read back and found to carry our token.
+///   ETag of the lease just read back and found to carry our token; where
+///   the policy grants no `s3:DeleteObject` (the DELETE answered
+///   `AccessDenied`), released by a `PUT` of it run out instead.
+///
+/// So `s3:GetObject` and `s3:PutObject` are all a lease needs: a lease
+/// read back after it was freed is a 403 `AccessDenied` without
+/// `s3:ListBucket`, which `send` takes as missing.
 ///
 /// Lease PUTs get their own patience (`withLeasePatience`): a server may
 /// hold racing conditional writes for a second or two. Whether the server
@@ -58,10 +64,28 @@ extension S3RemoteStorage: RemoteLeasing {
     }
 
     func releaseLease(_ name: String, token: String) async throws {
-        guard let held = try await readLease(name), held.lease?.token == token, let etag = held.etag else { return }
-        var release = request("DELETE", leaseName(name))
-        release.headers.append(HTTPHeader(name: "If-Match", value: etag))
-        _ = try await send(release, absent: true, answers: [412])
+        guard let held = try await readLease(name), let lease = held.lease, lease.token == token,
+            let etag = held.etag
+        else { return }
+        let condition = HTTPHeader(name: "If-Match", value: etag)
+        if !deletesRefused.withLock({ $0 }) {
+            var release = request("DELETE", leaseName(name))
+            release.headers.append(condition)
+            do {
+                _ = try await send(release, absent: true, answers: [412])
+                return
+            } catch let error as ImageCoreError where Self.isAccessDenied(error) {
+                deletesRefused.withLock { $0 = true }
+            }
+        }
+        // No `s3:DeleteObject`: the lease is written back run out (a whole
+        // duration ago, so that no clock in the fleet within a second of
+        // this one sees it live), and the next machine to need it takes it
+        // over at once (`If-Match`) rather than after its time. The object
+        // stays for a lifecycle rule.
+        let runOut = HTTPLeaseObject(
+            token: token, duration: lease.duration, now: clock.wallNow() - 2 * lease.duration)
+        _ = try await write(leaseName(name), runOut.encoded, conditions: [condition], patient: true)
     }
 
     /// The lease object for key hash `name` and its ETag; nil if there is
@@ -83,6 +107,6 @@ extension S3RemoteStorage: RemoteLeasing {
             write: { [self] name, body, conditions in
                 try await write(name, body, conditions: conditions, patient: true)
             },
-            remove: { [self] name in _ = try await delete(name) })
+            remove: { [self] name in try await delete(name) })
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A remote storage in an S3 bucket (AWS, or an S3-compatible server:
 /// SeaweedFS, MinIO, Ceph RGW, R2): an entry is the object
 /// `PREFIX/imgcache/<layout version>/<key hash>`, laid out and verified as
@@ -9,6 +11,12 @@
 /// manager's downloader, so it shares the multi handle and its connections.
 /// An error names the store as `s3://BUCKET/PREFIX` and the S3 error code,
 /// never a credential.
+///
+/// A key it may not read is a missing one (`isMissingKey`): under the
+/// least-privilege policy (`s3:GetObject` and `s3:PutObject`, no
+/// `s3:ListBucket`) AWS answers a GET of a missing key with 403
+/// `AccessDenied`, not 404. It sends no HEAD, whose error has no body to
+/// tell `AccessDenied` from a wrong secret: `delete` asks with a ranged GET.
 final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     let configured: RemoteStorageURL
     private let bucket: String
@@ -20,6 +28,9 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     let clock: any TimeSource
     /// Whether the endpoint honours `If-None-Match: *` on PUT, as leases need.
     let leaseProbe = ConditionalPutProbe()
+    /// Whether a DELETE was refused (`AccessDenied`: the policy grants no
+    /// `s3:DeleteObject`): a lease is then released by writing it run out.
+    let deletesRefused = Mutex(false)
 
     init(
         _ configured: RemoteStorageURL, network: any DataLoading, aws: AWSSettings,
@@ -55,13 +66,41 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
         var probe = request("GET", name)
         probe.headers.append(HTTPHeader(name: "Range", value: "bytes=0-0"))
         guard case (_, _?) = try await send(probe, absent: true) else { return false }
-        _ = try await send(request("DELETE", name))
+        do {
+            _ = try await send(request("DELETE", name))
+        } catch let error as ImageCoreError where Self.isAccessDenied(error) {
+            deletesRefused.withLock { $0 = true }
+            throw error
+        }
         return true
     }
 
+    /// Whether S3 refused a request for the policy's sake (403 `AccessDenied`),
+    /// not for the credentials' (`SignatureDoesNotMatch`, `ExpiredToken`…).
+    static func isAccessDenied(_ error: ImageCoreError) -> Bool {
+        error.httpStatus == 403 && error.serviceCode == "AccessDenied"
+    }
+
+    /// Whether S3's answer to `request` says only that its key cannot be
+    /// read, so it is missing for imgcache: 404 `NoSuchKey` (or a 404
+    /// without a document); and to a request that reads the key (a GET, or
+    /// a PUT with `If-Match`, which AWS authorises as a read too), 403
+    /// `AccessDenied`, AWS's answer for a missing key when the policy grants
+    /// no `s3:ListBucket`, or 403 `InvalidObjectState` (an object a lifecycle
+    /// rule archived: the next upload replaces it). A 403 that names the
+    /// credentials, or one without a document, is not.
+    static func isMissingKey(_ error: ImageCoreError, in request: DownloadRequest) -> Bool {
+        switch (error.httpStatus, error.serviceCode) {
+        case (404, nil), (404, "NoSuchKey"): true
+        case (403, "AccessDenied"), (403, "InvalidObjectState"):
+            request.method == "GET" || (request.method == "PUT" && request.headers.contains { $0.name == "If-Match" })
+        default: false
+        }
+    }
+
     /// PUTs `body` as `name` with the given precondition headers; returns
-    /// the status: 412 when a precondition failed, 409 when another
-    /// conditional write raced this one.
+    /// the status: 412 when a precondition failed (for `If-Match`, also when
+    /// the object is gone), 409 when another conditional write raced this one.
     func write(
         _ name: String, _ body: [UInt8], conditions: [HTTPHeader] = [], patient: Bool = false
     ) async throws
@@ -71,7 +110,9 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
         request.uploadBody = body
         request.headers += conditions
         if patient { request = request.withLeasePatience() }
-        return try await send(request, answers: [409, 412]).status
+        let replacing = conditions.contains { $0.name == "If-Match" }
+        let status = try await send(request, absent: replacing, answers: [409, 412]).status
+        return replacing && status == 404 ? 412 : status
     }
 
     /// A signed request for object `name`.
@@ -84,11 +125,11 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
         return request
     }
 
-    /// Sends one request. A 404 for a missing key (`absent`) and an error
-    /// status listed in `answers` are returned (without a response) for the
-    /// caller to act on; anything else is an error naming the store and
-    /// the S3 error code: a 404 for a missing bucket, a 403 for a wrong
-    /// secret, a timeout.
+    /// Sends one request. A missing key (`absent`: `isMissingKey`, returned
+    /// as 404) and an error status listed in `answers` are returned (without
+    /// a response) for the caller to act on; anything else is an error
+    /// naming the store and the S3 error code: a 404 for a missing bucket, a
+    /// 403 for a wrong secret, a timeout.
     func send(
         _ request: DownloadRequest, absent: Bool = false, answers: Set<Int> = []
     ) async throws -> (
@@ -99,9 +140,7 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
             return (response.status, response)
         } catch let error as ImageCoreError {
             if let status = error.httpStatus, answers.contains(status) { return (status, nil) }
-            if absent, error.httpStatus == 404, error.serviceCode == nil || error.serviceCode == "NoSuchKey" {
-                return (404, nil)
-            }
+            if absent, Self.isMissingKey(error, in: request) { return (404, nil) }
             if error.kind == .interrupted { throw error }
             var failure = ImageCoreError(
                 .network, "\(configured.maskedURL): \(error.message)", httpStatus: error.httpStatus)

@@ -15,7 +15,9 @@ import Synchronization
 ///   GET that meets a collection another machine is making, and a store
 ///   that worked a moment ago is more likely racing itself than
 ///   misconfigured. A refused write stays fatal (nginx's 404 or 500 on
-///   every PUT while its GETs answer).
+///   every PUT while its GETs answer), and so does a refusal of the
+///   credentials (`refusedCredentials`: S3's `ExpiredToken`, say, when a
+///   session token runs out mid-run), whatever came before it.
 /// - A *passing* failure (a timeout, a 408, 429 or 5xx, a connection lost
 ///   mid-answer) costs its own request only. The next request probes the
 ///   store alone again, as at the start; once `strikeLimit` of them come in
@@ -44,6 +46,9 @@ final class StoreHealth: Sendable {
         case passingFailure
         /// A failure that will not.
         case fatalFailure
+        /// The store refused the credentials (`ImageCoreError.refusesCredentials`):
+        /// fatal even after answers, since every later request carries them too.
+        case refusedCredentials
     }
 
     /// What a failure did to the store.
@@ -144,7 +149,7 @@ final class StoreHealth: Sendable {
                 if writing { store.writeStrikes = 0 }
                 store.state = .healthy
                 return (.inUse, waiting, true)
-            case .fatalFailure:
+            case .fatalFailure, .refusedCredentials:
                 store.state = .disabled
                 return (.disabled, waiting, false)
             case .passingFailure:
@@ -177,4 +182,20 @@ extension ImageCoreError {
         if let status = httpStatus { return Self.transientStatuses.contains(status) || (500..<600).contains(status) }
         return transportFault != nil
     }
+
+    /// Whether an S3 store refused the request's credentials, as it will
+    /// every request's of the run (they are read once, at its start): a
+    /// wrong key or secret, a session token that ran out, a clock too far
+    /// off to sign with, a suspended account. Unlike `AccessDenied` (the
+    /// policy's answer, which for a GET may only mean a missing key), these
+    /// say nothing about the object asked for.
+    var refusesCredentials: Bool {
+        httpStatus == 403 && serviceCode.map { Self.credentialCodes.contains($0) } == true
+    }
+
+    /// S3's error codes for credentials it will not accept (403s all).
+    static let credentialCodes: Set<String> = [
+        "SignatureDoesNotMatch", "InvalidAccessKeyId", "ExpiredToken", "InvalidToken", "TokenRefreshRequired",
+        "RequestTimeTooSkewed", "AccountProblem", "AllAccessDisabled", "InvalidSecurity",
+    ]
 }

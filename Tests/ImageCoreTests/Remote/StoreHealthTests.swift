@@ -50,6 +50,17 @@ struct StoreHealthTests {
         #expect(!health.isDisabled(0))
     }
 
+    /// A store that has answered and then refuses the credentials (a session
+    /// token ran out) is off at once: unlike another refusal, it is no strike.
+    @Test func refusedCredentialsAreFatalEvenAfterAnswers() async throws {
+        let health = StoreHealth(count: 2)
+        let lookup = try #require(try await healthyWithTickets(health, 1).first)
+        #expect(health.record(0, lookup, .fatalFailure) == .inUse)
+        let next = try #require(await health.admit(0))
+        #expect(health.record(0, next, .refusedCredentials) == .disabled)
+        #expect(health.isDisabled(0) && !health.isDisabled(1))
+    }
+
     @Test func aFatalFailureTurnsTheStoreOffAtOnceAndOnce() async throws {
         let health = StoreHealth(count: 2)
         let probe = try #require(await health.admit(0))

@@ -1,0 +1,203 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ImageCore
+
+/// An S3 store under the least-privilege policy a fleet is given
+/// (`s3:GetObject` and `s3:PutObject`, no `s3:ListBucket`), where a GET of a
+/// missing key is 403 `AccessDenied`, and S3's other 403s: wrong or expired
+/// credentials, writes the policy refuses. `S3PolicyServer` answers as AWS
+/// does, which SeaweedFS cannot.
+@Suite(.serialized)
+struct S3PolicyTests {
+    let origin: TestHTTPServer
+
+    init() throws {
+        origin = try TestHTTPServer()
+    }
+
+    /// `count` origin images, each its own; their URLs, in order.
+    func images(_ prefix: String, _ count: Int) throws -> [String] {
+        try (0..<count).map { index in
+            origin.route("/\(prefix)\(index).png", .ok(try FleetTests.image(index)))
+            return origin.url("/\(prefix)\(index).png")
+        }
+    }
+
+    func originGets(_ urls: [String]) -> Int {
+        urls.map { origin.requestCount(for: String($0.dropFirst(origin.url("").count))) }.reduce(0, +)
+    }
+
+    /// The lines a run said on stderr as `imgcache: …` (warnings and errors; not the summary).
+    func warnings(_ run: CLI.Result) -> [String] {
+        run.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("imgcache: ") }
+    }
+
+    func prefetch(
+        _ urls: [String], store: String, _ s3: S3PolicyServer, cache: TemporaryDirectory, _ options: [String] = []
+    ) throws -> CLI.Result {
+        try CLI.run(
+            ["prefetch"] + options + ["--remote-storage", store, "-"], cacheDir: cache.path,
+            stdin: Array((urls.joined(separator: "\n") + "\n").utf8), environment: s3.environment)
+    }
+
+    /// Two machines one after the other: the first finds nothing (403
+    /// `AccessDenied` for every key) and uploads, the second hits. N URLs
+    /// cost the origin N GETs over both runs, not 2N; neither run says a
+    /// word on stderr, and releasing leases without `s3:DeleteObject` is
+    /// no error.
+    @Test func aFleetWithoutListBucketGetsHits() throws {
+        let s3 = try S3PolicyServer(policy: .getAndPut)
+        let urls = try images("fleet", 8)
+        let store = "s3://\(s3.bucket)/team|endpoint=\(s3.endpoint)"
+        let (a, b) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let first = try prefetch(urls, store: store, s3, cache: a, ["-j", "4"])
+        #expect(first.status == 0 && warnings(first).isEmpty, "\(first.stderr)")
+        // The first request (the store's probe) was a miss, and an answer: every lookup went to the store.
+        let lookups = s3.server.requests.filter { $0.method == "GET" && !$0.path.hasSuffix(".lease") }
+        #expect(lookups.count >= urls.count, "\(s3.log)")
+        let entries = urls.map { "team/imgcache/\(RemoteObject.layoutVersion)/\(CacheKey($0).hash)" }
+        #expect(entries.allSatisfy { s3.object($0) != nil }, "\(s3.keys)")
+        let second = try prefetch(urls, store: store, s3, cache: b, ["-j", "4"])
+        #expect(second.status == 0 && warnings(second).isEmpty, "\(second.stderr)")
+        #expect(originGets(urls) == urls.count)
+        let (countedA, countedB) = (try counters(a), try counters(b))
+        #expect(countedA["remote_uploads"] == urls.count && countedA["remote_errors"] ?? 0 == 0, "\(countedA)")
+        #expect(countedB["remote_hits"] == urls.count && countedB["remote_errors"] ?? 0 == 0, "\(countedB)")
+        // The leases were released by writing them run out: no DELETE is allowed, and none is left live.
+        for key in s3.keys where key.hasSuffix(".lease") {
+            let lease = try #require(HTTPLeaseObject(parsing: s3.object(key) ?? []), "\(key)")
+            #expect(lease.remaining(now: Date().timeIntervalSince1970) <= 0, "\(key)")
+        }
+        #expect(!s3.log.contains { $0.hasPrefix("DELETE") && $0.hasSuffix(".lease") }, "\(s3.log)")
+    }
+
+    /// Credentials refused after the store has answered (a session token
+    /// that ran out mid-run) turn it off at once, not after three strikes:
+    /// one warning naming the store and the code, no secret anywhere, and
+    /// the store is not asked for the URLs after those already out.
+    @Test(arguments: ["ExpiredToken", "InvalidAccessKeyId", "SignatureDoesNotMatch"])
+    func credentialsRefusedMidRunTurnTheStoreOffAtOnce(code: String) throws {
+        let s3 = try S3PolicyServer(policy: .init(listBucket: true, putObject: true, deleteObject: true))
+        s3.refuseCredentials(code, fromRequest: 4)
+        let urls = try images("creds", 12)
+        let cache = try TemporaryDirectory()
+        let run = try prefetch(
+            urls, store: "s3://\(s3.bucket)|endpoint=\(s3.endpoint)|read-only", s3, cache: cache, ["-j", "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            warnings(run) == ["imgcache: remote storage s3://\(s3.bucket): HTTP 403 \(code), skipped"], "\(run.stderr)")
+        #expect(s3.server.requestCount < urls.count, "\(s3.log)")
+        #expect(originGets(urls) == urls.count)
+        let stat = try CLI.run(["stat", "--json"], cacheDir: cache.path)
+        for output in [run.stderr, run.stdoutText, stat.stdoutText, stat.stderr] {
+            #expect(!output.contains(S3PolicyServer.secretKey))
+        }
+        // Every refused request was already out when the first refusal came: none was sent after it.
+        #expect(try counters(cache)["remote_errors"] == s3.server.requestCount - 3)
+    }
+
+    /// A PUT refused with `AccessDenied` (a policy without `s3:PutObject`):
+    /// lookups answered (misses), the first upload is refused, and the
+    /// store is off for the rest of the run, with one warning: no other
+    /// upload is tried.
+    @Test func aWriteRefusedWithAccessDeniedTurnsTheStoreOff() throws {
+        let s3 = try S3PolicyServer(policy: .init(listBucket: false, putObject: false, deleteObject: false))
+        let urls = try images("readonly", 3)
+        let entries = Set(urls.map { "PUT imgcache/\(RemoteObject.layoutVersion)/\(CacheKey($0).hash)" })
+        // The first download the origin serves at once, the others once its upload was answered (with as
+        // many transfer slots as URLs: store requests take slots too, so the upload is never queued behind them).
+        let served = Mutex(0)
+        for (index, url) in urls.enumerated() {
+            let image = try FleetTests.image(index)
+            origin.route(String(url.dropFirst(origin.url("").count))) { _ in
+                let earlier = served.withLock { count in
+                    defer { count += 1 }
+                    return count
+                }
+                let deadline = Date().addingTimeInterval(waitPatience)
+                while Date() < deadline
+                    && (s3.log.filter(entries.contains).count < min(earlier, 1) || s3.server.unansweredRequests > 0)
+                {
+                    usleep(10_000)
+                }
+                return .ok(image)
+            }
+        }
+        let cache = try TemporaryDirectory()
+        let run = try prefetch(
+            urls, store: "s3://\(s3.bucket)|endpoint=\(s3.endpoint)", s3, cache: cache, ["-j", "\(urls.count)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(warnings(run).count == 1, "\(run.stderr)")
+        #expect(
+            warnings(run).first?.hasPrefix("imgcache: remote storage s3://\(s3.bucket)") == true
+                && warnings(run).first?.hasSuffix(
+                    " refused a write (s3://\(s3.bucket): HTTP 403 AccessDenied); nothing more is uploaded to it in this run"
+                )
+                    == true,
+            "\(run.stderr)")
+        #expect(s3.log.filter(entries.contains).count == 1, "\(s3.log)")
+        #expect(originGets(urls) == urls.count)
+        #expect(try counters(cache)["remote_uploads"] ?? 0 == 0)
+    }
+
+    func store(
+        _ s3: S3PolicyServer, _ loader: Downloader, clock: any TimeSource = SystemClock()
+    ) throws
+        -> S3RemoteStorage
+    {
+        var settings = AWSSettings()
+        settings.endpoint = s3.endpoint
+        settings.credentials = AWSCredentials(
+            accessKeyID: S3PolicyServer.accessKey, secretAccessKey: S3PolicyServer.secretKey)
+        return S3RemoteStorage(
+            try RemoteStorageURL(parsing: "s3://\(s3.bucket)"), network: loader, aws: settings, clock: clock)
+    }
+
+    /// The lease protocol under `s3:GetObject` and `s3:PutObject` only: a
+    /// missing lease read back is 403 `AccessDenied`, a DELETE is refused,
+    /// so the holder releases by writing the lease run out, and the next
+    /// machine takes it over at once.
+    @Test func leasesNeedOnlyGetObjectAndPutObject() async throws {
+        let s3 = try S3PolicyServer(policy: .getAndPut)
+        let scratch = try TemporaryDirectory()
+        let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
+        defer { loader.close() }
+        let clock = TestClock()
+        let (a, b) = (try store(s3, loader, clock: clock), try store(s3, loader, clock: clock))
+        #expect(try await a.get("nothing", maxBytes: 1 << 20) == nil)
+        #expect(try await a.acquireLease("k", token: "a", duration: 30) == .acquired)
+        guard case .held(let remaining?) = try await b.acquireLease("k", token: "b", duration: 30),
+            abs(remaining - 30) < 0.001
+        else {
+            Issue.record("a live lease was not held")
+            return
+        }
+        #expect(try await a.renewLease("k", token: "a", duration: 30))
+        #expect(try await !b.renewLease("k", token: "b", duration: 30))
+        try await a.releaseLease("k", token: "a")
+        #expect(try await b.acquireLease("k", token: "b", duration: 30) == .acquired)
+        #expect(try await !a.renewLease("k", token: "a", duration: 30))
+        // A renewal or take-over of a lease that is gone is refused, not an error.
+        #expect(try await !a.renewLease("gone", token: "a", duration: 30))
+    }
+
+    /// A policy without `s3:GetObject`: every GET is 403 `AccessDenied`, so
+    /// every lookup is a miss, and the store holds no leases (the lease
+    /// probe cannot find its own object): a lease nobody else can read
+    /// would make every other machine wait it out.
+    @Test func withoutGetObjectTheStoreHoldsNoLeases() async throws {
+        let s3 = try S3PolicyServer(
+            policy: .init(listBucket: false, getObject: false, putObject: true, deleteObject: true))
+        let scratch = try TemporaryDirectory()
+        let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
+        defer { loader.close() }
+        let store = try store(s3, loader)
+        #expect(
+            try await store.acquireLease("k", token: "a", duration: 30)
+                == .unsupported("it cannot read back the probe's object"))
+        #expect(!s3.keys.contains { $0.hasSuffix(".lease") }, "\(s3.keys)")
+    }
+}
