@@ -6,7 +6,8 @@
 ///   carries our token: an earlier try's answer was lost); 2xx is ours
 ///   if reading it back finds our token (Apache checks the precondition
 ///   before writing, not atomically with it, so PUTs racing within a
-///   millisecond or two can all succeed: the last one written wins);
+///   millisecond or two can all succeed: the last one written wins; a
+///   read-back that finds nothing is no lease: another deleted it);
 /// - taken over once run out (its holder died) by deleting it with
 ///   `If-Match` its ETag, so of the waiters that saw it run out only one
 ///   frees it, then taking it as above;
@@ -34,7 +35,12 @@ extension HTTPRemoteStorage: RemoteLeasing {
                 // Apache checks the precondition before writing, not with
                 // it: PUTs that arrive together can all succeed, the last
                 // rename winning. Reading the lease back finds the winner.
-                guard let written = try await readLease(name), written.lease?.token != token else { return .acquired }
+                // None found: another machine deleted ours after it was
+                // written (a waiter freeing a run-out lease whose ETag was
+                // weak, so its DELETE had no If-Match), and is taking the
+                // lease itself: ours is not held, so try again.
+                guard let written = try await readLease(name) else { continue }
+                if written.lease?.token == token { return .acquired }
                 return .held(remaining: written.lease?.remaining(now: clock.wallNow()))
             }
             guard let held = try await readLease(name) else { continue }
