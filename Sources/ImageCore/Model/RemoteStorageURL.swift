@@ -93,7 +93,9 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible, Cu
                 let lowered = pair[1].lowercased()
                 guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
                     throw ImageCoreError(
-                        .failure, "remote storage '\(url)': |endpoint= needs an http or https URL")
+                        .failure,
+                        "remote storage '\(Self.masked(url))': |endpoint= needs an http or https URL, "
+                            + "not '\(Self.masked(pair[1]))'")
                 }
                 endpoint = pair[1]
             case ("region", _) where pair.count == 2 && scheme == .s3 && !pair[1].isEmpty:
@@ -105,10 +107,17 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible, Cu
                         "remote storage '\(Self.masked(url))': bad shards '\(pair[1])' (expected NAME[(WEIGHT)],…)")
                 }
                 shards = parsed
-            default:
+            case ("connect-timeout", nil), ("timeout", nil), ("lease", nil):
                 throw ImageCoreError(
                     .failure,
-                    "remote storage '\(Self.masked(url))': unknown attribute '\(attribute)' "
+                    "remote storage '\(Self.masked(url))': bad \(pair[0]) '\(pair.count == 2 ? pair[1] : "")' "
+                        + "(expected milliseconds above 0)")
+            default:
+                // Why masked: a misspelt `endpont=http://user:password@host` holds a URL too.
+                let shown = pair.count == 2 ? "\(pair[0])=\(Self.masked(pair[1]))" : attribute
+                throw ImageCoreError(
+                    .failure,
+                    "remote storage '\(Self.masked(url))': unknown attribute '\(shown)' "
                         + "(expected read-only, connect-timeout=MS, timeout=MS, shards=A,B,…, lease=MS"
                         + (scheme == .s3 ? ", endpoint=URL or region=R)" : ")"))
             }

@@ -37,6 +37,21 @@ struct RemoteStorageURLTests {
         #expect(http.withoutCredentials.credentials == "u:p%40ss")
         let error = #expect(throws: ImageCoreError.self) { try RemoteStorageURL(parsing: "redis://u:s3cret@h|bogus") }
         #expect(error?.message.contains("s3cret") == false)
+        // A misspelt or refused attribute's own URL: its password masked too.
+        for spec in ["s3://b|endpont=http://u:s3cret@h", "s3://b|endpoint=ftp://u:s3cret@h"] {
+            let error = #expect(throws: ImageCoreError.self) { try RemoteStorageURL(parsing: spec) }
+            #expect(error?.message.contains("s3cret") == false, "\(error?.message ?? "")")
+            #expect(error?.message.contains("u:***@h") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    /// A known attribute with a bad value says so, instead of calling the
+    /// attribute unknown.
+    @Test func aBadValueIsNamedAsSuch() {
+        let error = #expect(throws: ImageCoreError.self) { try RemoteStorageURL(parsing: "redis://h|timeout=abc") }
+        #expect(
+            error?.message == "remote storage 'redis://h': bad timeout 'abc' (expected milliseconds above 0)",
+            "\(error?.message ?? "")")
     }
 
     @Test func anObjectRoundTripsAndRefusesDamage() throws {
