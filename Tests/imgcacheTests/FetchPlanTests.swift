@@ -56,7 +56,8 @@ import Testing
             ["fetch", "--encode", "jxl", "--output-dir", "d", url, url], ["fetch", "--no-store", "--progress", url],
             ["-q", "fetch", "--no-remote-storage", "--encode=avif", "--quality=1", "-o", "a.avif", url],
             ["fetch", "--thumbnail", "8x8", "--decode", "pam", url],
-            ["fetch", "-o", "-", url],
+            ["fetch", "-o", "-", url], ["fetch", "--retries", "0", "--timeout", "2.5", "-k", "--stale-if-error", url],
+            ["fetch", "--connect-timeout=1e1", "--max-time", "inf", "--retries=+10", "--offline", url],
         ]
         for arguments in taken {
             let plan = try #require(FetchPlan(arguments: arguments), "\(arguments)")
@@ -68,7 +69,8 @@ import Testing
         let url = Self.url
         let refused: [[String]] = [
             [], ["fetch"], ["prefetch"], ["stat", url], ["help", "fetch"], ["fetch", "--help"], ["fetch", "--", url],
-            ["fetch", "-o", "a", "-o", "b", url, url], ["fetch", "--retries", "2", url], ["fetch", "-H", "A: b", url],
+            ["fetch", "-o", "a", "-o", "b", url, url], ["fetch", "--max-redirects", "2", url],
+            ["fetch", "-H", "A: b", url],
             ["fetch", "--remote-storage", "redis://h", url], ["fetch", "--refresh", url], ["fetch", "-qv", url],
             ["fetch", "-o", "-junk", url], ["fetch", "--frame", "-1", "--decode", "ppm", url],
             ["fetch", "--progress", "--no-progress", url], ["fetch", "--offline=1", url], ["fetch", "-o"],
@@ -93,7 +95,9 @@ import Testing
             ["fetch", "--encode", "tiff", url], ["fetch", "--colorspace", "p3", "--decode", "ppm", url],
             ["fetch", "--frame", "x", "--decode", "ppm", url], ["fetch", "--max-pixels", "1e6", url],
             ["fetch", "--path", "--thumbnail", "9x9", url], ["fetch", "--cache-dir", "--json", url],
-            ["fetch", "--decode", "ppm", "--json", url],
+            ["fetch", "--decode", "ppm", "--json", url], ["fetch", "--timeout", "0", url],
+            ["fetch", "--timeout", "nan", url], ["fetch", "--max-time", "x", url], ["fetch", "--retries", "11", url],
+            ["fetch", "--offline", "-k", url], ["fetch", "--offline", "--stale-if-error", url],
         ]
         for arguments in invalid {
             #expect(FetchPlan(arguments: arguments) == nil, "\(arguments)")
@@ -111,6 +115,8 @@ import Testing
             ["--no-store"], ["-o", "f"], ["--output-dir", "d"], ["--decode", "ppm"], ["--frame", "0"],
             ["--thumbnail", "9x9"], ["--max-pixels", "81"], ["--encode", "webp"], ["--quality", "50"],
             ["--colorspace", "srgb"], ["--no-orient"], ["--path"], ["--cache-dir", "/c"], ["--no-remote-storage"],
+            ["--retries", "3"], ["--timeout", "5"], ["--connect-timeout", "0"], ["--max-time", "1"], ["-k"],
+            ["--stale-if-error"],
         ]
         var generator = SplitMix64(seed: 34)
         var (read, refused) = (0, 0)
@@ -131,7 +137,7 @@ import Testing
     }
 
     /// The same line run through the plan and through the parser (a download
-    /// option at its default sends it there): the same bytes, messages and
+    /// option the plan does not read, at its default, sends it there): the same bytes, messages and
     /// exit status, a thumbnail from the cache and an offline miss alike.
     @Test func aPlannedRunIsTheParsedRun() throws {
         let url = server.url("/anim.gif")
@@ -142,11 +148,12 @@ import Testing
             ["--offline", "--path", url], ["-v", "--offline", "--decode", "ppm", url],
             // The warm hit's lines.
             ["--path", url], ["-v", "--path", url], ["-o", "-", url], ["--offline", "-o", "-", url],
+            ["--retries", "0", "--timeout", "3", "-k", "-o", "-", url],
         ]
         for line in lines {
             #expect(FetchPlan(arguments: ["fetch"] + line) != nil, "\(line)")
             let planned = try fetch(line)
-            let parsed = try fetch(["--retries", "\(Defaults.retries)"] + line)
+            let parsed = try fetch(["--max-redirects", "\(Defaults.maxRedirects)"] + line)
             #expect(planned.status == parsed.status, "\(line): \(planned.stderr)")
             #expect(planned.stderr == parsed.stderr, "\(line)")
             // A JSON record's duration is the run's own.

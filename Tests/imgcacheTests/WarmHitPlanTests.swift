@@ -24,6 +24,9 @@ import Testing
         #expect(offline.offline && offline.request.network == .offline)
         #expect(WarmHitPlan(arguments: ["fetch", url])?.request.network == .allowed)
         #expect(WarmHitPlan(arguments: ["fetch", "--path", "-q", url])?.path == true)
+        let patient = try #require(
+            WarmHitPlan(arguments: ["fetch", "--retries", "5", "--timeout", "30", "--stale-if-error", "-k", url]))
+        #expect(patient.request.retries == 5 && patient.request.download.timeout == 30)
     }
 
     @Test func everythingElseIsLeftToTheParser() {
@@ -32,7 +35,7 @@ import Testing
             ["fetch", "--json", url], ["fetch", "--path", "--no-store", url], ["fetch", "--progress", url],
             ["fetch", "-qv", url],
             ["fetch", "-q", "-v", url], ["fetch", "-v", "-v", url], ["fetch", "-o", "a", "-o", "b", url],
-            ["fetch", "--retries", "2", url], ["fetch", "--offline", "--refresh", url], ["fetch", "-o"],
+            ["fetch", "--max-redirects", "2", url], ["fetch", "--offline", "--refresh", url], ["fetch", "-o"],
             ["fetch", "--no-store", url], ["fetch", "--thumbnail", "8x8", url], ["fetch", "--encode", "png", url],
             ["fetch", "--output-dir", "d", url], ["fetch", "--placeholder", "--json", url],
             ["fetch", "--cache-dir", "", url],

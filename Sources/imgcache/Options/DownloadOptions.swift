@@ -124,9 +124,7 @@ struct DownloadOptions: ParsableArguments {
     }
 
     func validate() throws {
-        for (name, value) in [("--timeout", timeout), ("--connect-timeout", connectTimeout), ("--max-time", maxTime)] {
-            if let value, !(value > 0) { throw ValidationError("\(name) must be positive") }
-        }
+        try Self.validateTimes(timeout: timeout, connectTimeout: connectTimeout, maxTime: maxTime)
         if let limitRate, (Quantities.parseSize(limitRate) ?? 0) <= 0 {
             throw ValidationError("--limit-rate: bad rate '\(limitRate)' (e.g. 500K)")
         }
@@ -143,7 +141,7 @@ struct DownloadOptions: ParsableArguments {
         else {
             throw ValidationError("--limit-* values must be positive counts (K, M, G allowed for pixels)")
         }
-        guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
+        try Self.validateRetries(retries)
         if let maxPerHost, !(1...256).contains(maxPerHost) {
             throw ValidationError("--max-per-host must be 1 to 256")
         }
@@ -158,6 +156,19 @@ struct DownloadOptions: ParsableArguments {
         if let cookieJar, let reason = OutputFile.unwritableReason(Environment.absolutePath(cookieJar)) {
             throw ValidationError("--cookie-jar cannot be written (\(reason))")
         }
+    }
+
+    /// What `validate` refuses of `--timeout`, `--connect-timeout` and
+    /// `--max-time`, whoever read them (the parser, or `FetchPlan`).
+    static func validateTimes(timeout: Double?, connectTimeout: Double?, maxTime: Double?) throws {
+        for (name, value) in [("--timeout", timeout), ("--connect-timeout", connectTimeout), ("--max-time", maxTime)] {
+            if let value, !(value > 0) { throw ValidationError("\(name) must be positive") }
+        }
+    }
+
+    /// What `validate` refuses of `--retries`, whoever read it.
+    static func validateRetries(_ retries: Int) throws {
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
     }
 
     /// The cache key policy these options ask for.

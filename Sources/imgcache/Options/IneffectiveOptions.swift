@@ -35,6 +35,17 @@ extension DownloadOptions {
     /// `--offline` never uses the network, so the options that only shape a
     /// transfer do nothing with it (`-H` and `-u` still pick a `Vary` variant).
     func refuseOptionsWithoutEffect() throws {
+        try Self.refuseOptionsWithoutEffect(
+            offline: offline, refresh: refresh, staleIfError: staleIfError, insecure: insecure, proxy: proxy,
+            retryFailed: retryFailed, limitRate: limitRate, rate: rate)
+    }
+
+    /// `refuseOptionsWithoutEffect` for these values, whoever read them
+    /// (the parser, or `FetchPlan` with the ones it reads).
+    static func refuseOptionsWithoutEffect(
+        offline: Bool, refresh: Bool = false, staleIfError: Bool, insecure: Bool, proxy: String? = nil,
+        retryFailed: Bool = false, limitRate: String? = nil, rate: String? = nil
+    ) throws {
         guard offline else { return }
         let useless = [
             (refresh, "--refresh"), (staleIfError, "--stale-if-error"), (insecure, "--insecure"),

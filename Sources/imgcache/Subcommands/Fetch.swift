@@ -98,7 +98,9 @@ extension IMGCacheCommand {
             FetchPlan(
                 cacheDirectory: global.cacheDirectory, quiet: global.quiet, verbose: global.verbose, json: global.json,
                 progress: global.progress, noRemoteStorage: global.remote.noRemoteStorage, offline: download.offline,
-                placeholder: download.placeholder, noStore: noStore, output: output, outputDir: outputDir,
+                placeholder: download.placeholder, staleIfError: download.staleIfError, insecure: download.insecure,
+                retries: download.retries, timeout: download.timeout, connectTimeout: download.connectTimeout,
+                maxTime: download.maxTime, noStore: noStore, output: output, outputDir: outputDir,
                 decode: decode, frame: frame, thumbnail: thumbnail, maxPixels: maxPixels, encode: encode,
                 quality: quality, askedColourSpace: askedColourSpace, noOrient: noOrient, path: path, urls: urls)
         }

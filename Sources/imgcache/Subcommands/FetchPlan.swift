@@ -23,6 +23,14 @@ struct FetchPlan: Equatable {
     var noRemoteStorage = false
     var offline = false
     var placeholder = false
+    /// Download options that shape only a transfer, or the answer to an
+    /// origin's failure: read here so that a warm hit carrying them is still one.
+    var staleIfError = false
+    var insecure = false
+    var retries = Defaults.retries
+    var timeout: Double?
+    var connectTimeout: Double?
+    var maxTime: Double?
     var noStore = false
     /// `-o`'s files, one per URL, or none.
     var output: [String] = []
@@ -42,15 +50,16 @@ struct FetchPlan: Equatable {
     /// The options the plan reads, with every name the parser gives each
     /// for `fetch` and whether it takes a value (`OptionTablesTests` proves
     /// them the parser's). `init` reads the values by position. Not read:
-    /// `-o` more than once (several URLs' files), every download option but
-    /// `--offline` and `--placeholder`, `--remote-storage`, and `--`.
+    /// `-o` more than once (several URLs' files), the download options but
+    /// `--offline`, `--placeholder` and those above, `--remote-storage`, and `--`.
     static let options: [PlainCommandLine.Option] = [
         (["--cache-dir"], true), (["-q", "--quiet"], false), (["-v", "--verbose"], false), (["--json"], false),
         (["--progress"], false), (["--no-progress"], false), (["--no-remote-storage"], false),
         (["--offline"], false), (["--placeholder"], false), (["--no-store"], false), (["-o", "--output"], true),
         (["--output-dir"], true), (["--decode"], true), (["--frame"], true), (["--thumbnail"], true),
         (["--max-pixels"], true), (["--encode"], true), (["--quality"], true), (["--colorspace"], true),
-        (["--no-orient"], false), (["--path"], false),
+        (["--no-orient"], false), (["--path"], false), (["--stale-if-error"], false), (["-k", "--insecure"], false),
+        (["--retries"], true), (["--timeout"], true), (["--connect-timeout"], true), (["--max-time"], true),
     ]
 
     init?(arguments: [String]) {
@@ -81,20 +90,27 @@ struct FetchPlan: Equatable {
         else { return nil }
         (self.decode, self.frame, self.maxPixels, self.encode) = (decode, frame, maxPixels, encode)
         (self.quality, askedColourSpace) = (quality, colourSpace)
+        (staleIfError, insecure) = (line.has(21), line.has(22))
+        guard let retries = value(23, { Int($0) }), let timeout = value(24, { Double($0) }),
+            let connectTimeout = value(25, { Double($0) }), let maxTime = value(26, { Double($0) })
+        else { return nil }
+        self.retries = retries ?? Defaults.retries
+        (self.timeout, self.connectTimeout, self.maxTime) = (timeout, connectTimeout, maxTime)
         thumbnail = line.values[14]
         (noOrient, path) = (line.has(19), line.has(20))
         urls = line.operands
         // What the parser refuses: no URL, and what `validate()` of the
         // command and of its global options refuse.
         guard !urls.isEmpty, cacheDirectory?.isEmpty != true, !(quiet && verbose), !(quiet && progress == true),
-            (try? validate()) != nil
+            (try? validate()) != nil, (try? checkDownloadOptions()) != nil
         else { return nil }
     }
 
     /// The values the parser read, as a plan.
     init(
         cacheDirectory: String?, quiet: Bool, verbose: Bool, json: Bool, progress: Bool?, noRemoteStorage: Bool,
-        offline: Bool, placeholder: Bool, noStore: Bool, output: [String], outputDir: String?,
+        offline: Bool, placeholder: Bool, staleIfError: Bool, insecure: Bool, retries: Int, timeout: Double?,
+        connectTimeout: Double?, maxTime: Double?, noStore: Bool, output: [String], outputDir: String?,
         decode: OutputFormat.Pixels?, frame: Int?, thumbnail: String?, maxPixels: Int?,
         encode: OutputFormat.Encoding?, quality: Int?, askedColourSpace: ColourSpace?, noOrient: Bool, path: Bool,
         urls: [String]
@@ -102,6 +118,8 @@ struct FetchPlan: Equatable {
         (self.cacheDirectory, self.quiet, self.verbose, self.json) = (cacheDirectory, quiet, verbose, json)
         (self.progress, self.noRemoteStorage, self.offline) = (progress, noRemoteStorage, offline)
         (self.placeholder, self.noStore, self.output, self.outputDir) = (placeholder, noStore, output, outputDir)
+        (self.staleIfError, self.insecure, self.retries) = (staleIfError, insecure, retries)
+        (self.timeout, self.connectTimeout, self.maxTime) = (timeout, connectTimeout, maxTime)
         (self.decode, self.frame, self.thumbnail, self.maxPixels) = (decode, frame, thumbnail, maxPixels)
         (self.encode, self.quality, self.askedColourSpace) = (encode, quality, askedColourSpace)
         (self.noOrient, self.path, self.urls) = (noOrient, path, urls)
@@ -144,6 +162,14 @@ struct FetchPlan: Equatable {
         try refuseOptionsWithoutEffect()
     }
 
+    /// What the parser's `DownloadOptions.validate` and
+    /// `refuseOptionsWithoutEffect` refuse of the download options the plan reads.
+    private func checkDownloadOptions() throws {
+        try DownloadOptions.validateTimes(timeout: timeout, connectTimeout: connectTimeout, maxTime: maxTime)
+        try DownloadOptions.validateRetries(retries)
+        try DownloadOptions.refuseOptionsWithoutEffect(offline: offline, staleIfError: staleIfError, insecure: insecure)
+    }
+
     /// The size asked for by --thumbnail or --max-pixels.
     var scaleTarget: ScaleTarget? {
         thumbnail.flatMap(ScaleTarget.init(thumbnail:)) ?? maxPixels.map(ScaleTarget.maxPixels)
@@ -172,8 +198,8 @@ struct FetchPlan: Equatable {
     }
 
     /// The request for `url`: `download`'s, where the parser read the line,
-    /// else what `DownloadOptions` makes with only `--offline` and
-    /// `--placeholder` given; stored or not as `--no-store` says, rendered
+    /// else what `DownloadOptions.request` makes with only the download
+    /// options the plan reads given; stored or not as `--no-store` says, rendered
     /// as the options ask.
     func request(for url: String, download: DownloadOptions?) -> ImageRequest {
         var request: ImageRequest
@@ -183,6 +209,11 @@ struct FetchPlan: Equatable {
             request = ImageRequest(url: url)
             request.network = offline ? .offline : .allowed
             request.wantsPlaceholder = placeholder
+            (request.staleIfError, request.retries) = (staleIfError, retries)
+            request.download.timeout = timeout
+            request.download.connectTimeout = connectTimeout
+            request.download.maxTime = maxTime
+            request.download.allowsInsecureTLS = insecure
         }
         request.storesToDisk = !noStore
         request.render(rendition)

@@ -4,9 +4,13 @@ import ImageCore
 /// read without swift-argument-parser, and checked as the parser checks it)
 /// of one http(s) URL written as it is or named (`--path`), with nothing else but `-o FILE`,
 /// `--cache-dir DIR`, `-q`, `-v`, `--no-progress`, and the flags that cannot
-/// change a fresh hit's answer: `--offline` (a fresh entry is served either
-/// way; a stale one `WarmHit` leaves to the full path) and
-/// `--no-remote-storage` (a disk hit asks no remote store). Anything else,
+/// change a fresh hit's answer: `--offline` (the request is its, so an
+/// entry it serves stale is served here too), `--no-remote-storage` (a disk
+/// hit asks no remote store), and those that shape only a transfer or the
+/// answer to an origin's failure, `--retries`, `--timeout`,
+/// `--connect-timeout`, `--max-time`, `-k` and `--stale-if-error` (man
+/// page: each applies to a download; a stale entry without `--offline` is
+/// not a hit and takes the full path). Anything else,
 /// including every usage error, is nil and left to the full path.
 struct WarmHitPlan: Equatable {
     /// The line, as `fetch` reads it.
