@@ -132,7 +132,18 @@ enum UsageError {
     /// the first line of the parser's message, with its capital dropped unless
     /// it starts a name such as "HTTP".
     static func line(subcommand: String?, message: String) -> String {
-        var text = message.split(separator: "\n").first.map(String.init) ?? message
+        let lines = message.split(separator: "\n")
+        var text = lines.first.map(String.init) ?? message
+        // Why: the parser lists six or more allowed values one per line
+        // ("one of the following:" then "  - jpeg"…); put them on this one, as
+        // it writes five or fewer.
+        let bullets = lines.dropFirst().compactMap { line in
+            line.hasPrefix("  - ") ? "'\(line.dropFirst(4))'" : nil
+        }
+        if text.hasSuffix(" one of the following:"), let last = bullets.last {
+            text.removeLast("the following:".count)
+            text += bullets.dropLast().joined(separator: ", ") + " or \(last)."
+        }
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
         if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
             text = first.lowercased() + text.dropFirst()

@@ -107,6 +107,21 @@ import Testing
         }
     }
 
+    /// A value outside a list of six or more (`--encode` since it took jxl)
+    /// is refused by the parser with the values on the lines after the
+    /// first, which the one-line form dropped: "Please provide one of the
+    /// following:" and nothing after it.
+    @Test func aRefusedValueNamesTheValuesOnItsOneLine() {
+        #expect(
+            usageError(["fetch", "--encode", "heic", url])
+                == "imgcache: fetch: the value 'heic' is invalid for '--encode <format>'. Please provide one of "
+                + "'jpeg', 'png', 'webp', 'gif', 'avif' or 'jxl'. (see 'imgcache help fetch')")
+        #expect(
+            usageError(["fetch", "--decode", "jpg", url])
+                == "imgcache: fetch: the value 'jpg' is invalid for '--decode <format>'. Please provide one of "
+                + "'pam', 'ppm' or 'png'. (see 'imgcache help fetch')")
+    }
+
     // 6. purge needs to be told what to remove.
 
     @Test func purgeWithoutATargetIsAUsageError() throws {
