@@ -84,6 +84,8 @@ extension CacheEntry {
     /// record of another version reads as a miss (`isOtherVersion`).
     static let magic = "imgcache-entry 4"
     private static let magicPrefix = Array("imgcache-entry ".utf8)
+    /// The last line's name: `check <seal>`.
+    private static let checkPrefix = Array("check ".utf8)
 
     /// Whether `bytes` is a whole record of another version: a miss, to be
     /// replaced by the next store, not damage.
@@ -93,7 +95,10 @@ extension CacheEntry {
 
     /// The check line's value for a record body: 16 hex digits of its XXH3-128.
     static func seal(_ body: [UInt8]) -> Substring {
-        Digest.xxh3Hex(body).prefix(16)
+        let hex = Digest.xxh3Hex(body)
+        // Counted in UTF-8: the digits are ASCII, and `prefix(16)` walked
+        // them as grapheme clusters (1 k instructions a record).
+        return hex[..<hex.utf8.index(hex.startIndex, offsetBy: 16)]
     }
 
     /// The record as text: one `name value` line per field, then a line with
@@ -150,7 +155,9 @@ extension CacheEntry {
             add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
         }
         let seal = Self.seal(bytes)
-        bytes.append(contentsOf: "check \(seal)\n".utf8)
+        bytes.append(contentsOf: Self.checkPrefix)
+        bytes.append(contentsOf: seal.utf8)
+        bytes.append(Self.newline)
         return bytes
     }
 

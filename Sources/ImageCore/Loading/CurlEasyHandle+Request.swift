@@ -33,7 +33,7 @@ extension CurlEasyHandle {
         // one handshake and saves a connection per stream. Plain http has no
         // ALPN: libcurl would learn it only when the first transfer ends, and
         // every other transfer to the host would wait for it.
-        if request.url.utf8.count > 8, request.url.prefix(8).lowercased() == "https://" {
+        if Self.isHTTPS(request.url) {
             try set(CURLOPT_PIPEWAIT, 1)
         }
         if let credentials = request.credentials {
@@ -70,6 +70,14 @@ extension CurlEasyHandle {
             headers.append(HTTPHeader(name: "Accept", value: AcceptHeader.value))
         }
         try setHeaders(headers + extraHeaders)
+    }
+
+    /// Whether `url` starts with `https://`, in any case. Compared as bytes:
+    /// `prefix(8).lowercased()` walked graphemes and made two strings a transfer.
+    static func isHTTPS(_ url: String) -> Bool {
+        let scheme = url.utf8.prefix(8)
+        guard scheme.count == 8, url.utf8.count > 8 else { return false }
+        return zip(scheme, "https://".utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
     }
 
     /// `x-amz-content-sha256` (the provider's `x-PROVIDER2-content-sha256`):
