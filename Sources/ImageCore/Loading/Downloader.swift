@@ -80,6 +80,15 @@ public final class Downloader: DataLoading {
     public func download(_ asked: DownloadRequest) async throws -> DownloadResponse {
         let request = aws.signing(asked)
         guard request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://") else {
+            // Why: an s3:// URL (origin or store) gets here unresolvable only
+            // through an endpoint without a scheme from the environment
+            // (|endpoint= is checked when parsed); name it, not the URL's kind.
+            if let endpoint = aws.endpoint, !request.url.contains("://") {
+                throw ImageCoreError(
+                    .failure,
+                    "the S3 endpoint '\(RemoteStorageURL.masked(endpoint))' (AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL) "
+                        + "is not an http or https URL")
+            }
             throw ImageCoreError(.failure, "only http, https and s3 URLs are supported")
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue

@@ -37,4 +37,20 @@ struct S3EndpointPasswordTests {
             #expect(!(run.stderr + run.stdoutText).contains("endpoint-pw"), "\(run.stderr)")
         }
     }
+
+    /// `AWS_ENDPOINT_URL=host:port` (no scheme) made every S3 request
+    /// "only http, https and s3 URLs are supported", said of an s3:// URL.
+    @Test func anEndpointWithoutASchemeIsNamed() throws {
+        let bucket = try s3.makeBucket()
+        let bare = s3.endpoint.replacingOccurrences(of: "http://", with: "")
+        let cache = try TemporaryDirectory()
+        let run = try CLI.run(
+            ["fetch", "--retries", "0", "s3://\(bucket)/a.png"], cacheDir: cache.path,
+            environment: s3.environment.merging(["AWS_ENDPOINT_URL": bare]) { $1 })
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(
+            run.stderr
+                == "imgcache: s3://\(bucket)/a.png: the S3 endpoint '\(bare)' (AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL) "
+                + "is not an http or https URL\n", "\(run.stderr)")
+    }
 }
