@@ -63,11 +63,15 @@ public struct FailedURLRegistry: Sendable {
 
     /// A digest of what a request sends, beyond its URL, that can change the
     /// answer: extra headers, credentials, the proxy and the cookie jar's
-    /// contents (`cookies`). Nil when it sends none of these. Only 64 bits of
-    /// a SHA-256 are kept, never the values themselves.
-    public static func requestDigest(_ request: DownloadRequest, cookies: [UInt8]?) -> String? {
+    /// contents (`cookies`), the AWS signing (its region), and `sentTo`, the
+    /// URL the request goes to when that is not the URL it is keyed by (an
+    /// `s3://` URL resolved with the endpoint and region). Nil when it sends
+    /// none of these. Only 64 bits of a SHA-256 are kept, never the values themselves.
+    public static func requestDigest(_ request: DownloadRequest, cookies: [UInt8]?, sentTo: String? = nil) -> String? {
         var parts = request.headers.map { "header \($0.name.lowercased()): \($0.value)" }.sorted()
         if let credentials = request.credentials { parts.append("user \(credentials)") }
+        if let signing = request.awsSigV4 { parts.append("aws-sigv4 \(signing)") }
+        if let sentTo { parts.append("sent to \(sentTo)") }
         if let proxy = request.proxy { parts.append("proxy \(proxy)") }
         if let cookies, !cookies.isEmpty { parts.append("cookies \(Digest.sha256Hex(cookies))") }
         guard !parts.isEmpty else { return nil }

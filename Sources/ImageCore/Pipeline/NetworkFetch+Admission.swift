@@ -4,14 +4,20 @@
 extension NetworkFetch {
     /// Checks that `request` may use the network; returns the digest of what
     /// it sends that can change the answer (credentials, the AWS ones an
-    /// `s3://` URL is signed with included, cookies, headers),
+    /// `s3://` URL is signed with included, cookies, headers, where an
+    /// `s3://` URL is sent and the signature's region),
     /// which keys its failed-URL record (nil when it sends nothing such).
     func admit(_ request: ImageRequest, key: CacheKey) throws -> String? {
         guard request.network == .allowed else {
             throw ImageCoreError(.notCached, "not in the cache (offline)")
         }
         let cookies = cookieJar.flatMap { try? POSIXFile.read($0, limit: 1 << 20) }
-        let requestDigest = FailedURLRegistry.requestDigest(loader.requestAsSent(request.download), cookies: cookies)
+        let sent = loader.requestAsSent(request.download)
+        // Where an `s3://` URL goes (the endpoint, the region) is the
+        // environment's, not the URL's: a 404 from a wrong endpoint must not
+        // refuse the URL once the endpoint is right.
+        let requestDigest = FailedURLRegistry.requestDigest(
+            sent, cookies: cookies, sentTo: sent.url == request.download.url ? nil : sent.url)
         if !request.retriesFailed, let failure = failedURLs.record(for: key, requestDigest: requestDigest),
             limits.stillRefuses(failure, request)
         {

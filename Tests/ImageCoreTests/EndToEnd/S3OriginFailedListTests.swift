@@ -38,4 +38,27 @@ struct S3OriginFailedListTests {
             "grep -rl -e wrong-secret -e '\(SeaweedFSProcess.secretKey)' '\(cache.path)' || true")
         #expect(files.isEmpty, "\(String(decoding: files, as: UTF8.self))")
     }
+
+    /// The endpoint and region an `s3://` URL is sent to are part of the
+    /// request too: a 404 from a wrong `AWS_ENDPOINT_URL` (another server,
+    /// which has no such bucket) is not the object's answer, and kept the URL
+    /// refused (exit 6) for a day after the endpoint was put right.
+    @Test func aURLRefusedByAWrongEndpointIsFetchedOnceTheEndpointIsRight() throws {
+        let bucket = try s3.makeBucket()
+        let png = Fixtures.tinyPNG
+        try s3.put(bucket, "elsewhere.png", png)
+        let url = "s3://\(bucket)/elsewhere.png"
+        let cache = try TemporaryDirectory()
+        let otherServer = try TestHTTPServer()  // 404 for every path
+        let wrong = try withExtendedLifetime(otherServer) {
+            try CLI.run(
+                ["fetch", url], cacheDir: cache.path,
+                environment: s3.environment.merging(["AWS_ENDPOINT_URL": otherServer.url("")]) { $1 })
+        }
+        #expect(wrong.status == 4, "\(wrong.stderr)")
+        #expect(otherServer.requestCount(for: "/\(bucket)/elsewhere.png") == 1)
+
+        let right = try CLI.run(["fetch", url], cacheDir: cache.path, environment: s3.environment)
+        #expect(right.status == 0 && right.stdout == png, "\(right.stderr)")
+    }
 }
