@@ -42,7 +42,7 @@ package final class S3PolicyServer: Sendable {
     package let server: TestHTTPServer
 
     private struct State {
-        var policy: Policy
+        var policy = Policy.getAndPut
         var objects: [String: (body: [UInt8], etag: String)] = [:]
         var writes = 0
         var requests = 0
@@ -52,15 +52,16 @@ package final class S3PolicyServer: Sendable {
 
     /// The bucket, in a box the server's route holds too.
     private final class Shared: Sendable {
-        let state: Mutex<State>
-        init(_ state: State) { self.state = Mutex(state) }
+        // Inferred, not named: under TSan, ImageCore's `Mutex` alias and Synchronization's are both in scope.
+        let state = Mutex(State())
     }
 
     private let shared: Shared
 
     package init(policy: Policy) throws {
         server = try TestHTTPServer()
-        let shared = Shared(State(policy: policy))
+        let shared = Shared()
+        shared.state.withLock { $0.policy = policy }
         self.shared = shared
         let prefix = "/\(bucket)/"
         server.routeOthers { request in

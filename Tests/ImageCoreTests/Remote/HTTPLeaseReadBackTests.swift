@@ -13,7 +13,7 @@ import Testing
 struct HTTPLeaseReadBackTests {
     @Test func aLeaseGoneBeforeItWasReadBackIsNotTaken() async throws {
         let server = try TestHTTPServer()
-        let objects = Mutex<Set<String>>([])
+        let objects = Mutex(Set<String>())
         server.routeOthers { request in
             let path = request.path
             return objects.withLock { objects in
