@@ -66,7 +66,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             or a 408, 429 or 5xx costs only its request (-v says so), as does a refused lookup from a store \
             that answered before, until 3 come in a row, so a store that never answers costs 3 timeouts. |timeout= bounds each whole request, a lease's at least 10 s. \
             An S3 GET answered 403 AccessDenied is a miss (S3's answer for a missing key when the policy \
-            grants no s3:ListBucket: s3:GetObject and s3:PutObject are all a store needs); credentials S3 \
+            grants no s3:ListBucket: s3:GetObject and s3:PutObject are all a store needs), unless it was sent \
+            unsigned (no credentials found: a private bucket's answer to anyone); credentials S3 \
             refuses (403 SignatureDoesNotMatch, InvalidAccessKeyId, ExpiredToken, ...) end the store at once, \
             even after it answered, and so does an upload refused with AccessDenied (a store a machine may \
             only read is |read-only). \

@@ -13,7 +13,8 @@ import Synchronization
 /// `NoSuchKey`; a PUT or DELETE the policy lacks is 403 `AccessDenied`.
 /// Conditional writes behave as in S3 (`If-None-Match: *`, `If-Match`:
 /// 412). Signatures are not checked, but the access key is: any other is 403
-/// `InvalidAccessKeyId`, and `refuseCredentials` makes later requests fail
+/// `InvalidAccessKeyId`, an unsigned request 403 `AccessDenied` (a private
+/// bucket's answer to anyone), and `refuseCredentials` makes later requests fail
 /// with a credentials code (a session token that runs out mid-run).
 ///
 /// Thread safety: every method may be called from any thread.
@@ -107,9 +108,9 @@ package final class S3PolicyServer: Sendable {
     {
         state.requests += 1
         if let fault = state.credentialFault, state.requests >= fault.from { return error(403, fault.code) }
-        guard request.header("Authorization")?.contains("Credential=\(accessKey)/") == true else {
-            return error(403, "InvalidAccessKeyId")
-        }
+        // AWS's answer to an unsigned request for a private bucket, whatever the key.
+        guard let authorization = request.header("Authorization") else { return error(403, "AccessDenied") }
+        guard authorization.contains("Credential=\(accessKey)/") else { return error(403, "InvalidAccessKeyId") }
         // What AWS answers for a key the caller may not learn exists.
         let missing = state.policy.listBucket ? error(404, "NoSuchKey") : error(403, "AccessDenied")
         let held = state.objects[key]

@@ -88,12 +88,17 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     /// `AccessDenied`, AWS's answer for a missing key when the policy grants
     /// no `s3:ListBucket`, or 403 `InvalidObjectState` (an object a lifecycle
     /// rule archived: the next upload replaces it). A 403 that names the
-    /// credentials, or one without a document, is not.
+    /// credentials, one without a document, or one to a request sent
+    /// unsigned (no credentials found), is not.
     static func isMissingKey(_ error: ImageCoreError, in request: DownloadRequest) -> Bool {
         switch (error.httpStatus, error.serviceCode) {
         case (404, nil), (404, "NoSuchKey"): true
         case (403, "AccessDenied"), (403, "InvalidObjectState"):
-            request.method == "GET" || (request.method == "PUT" && request.headers.contains { $0.name == "If-Match" })
+            // Unsigned (no credentials found), it is a private bucket's
+            // answer to anyone, whatever the key: a refusal of the store.
+            request.credentials != nil
+                && (request.method == "GET"
+                    || (request.method == "PUT" && request.headers.contains { $0.name == "If-Match" }))
         default: false
         }
     }

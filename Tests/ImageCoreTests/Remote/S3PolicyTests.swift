@@ -143,6 +143,28 @@ struct S3PolicyTests {
         #expect(try counters(cache)["remote_uploads"] ?? 0 == 0)
     }
 
+    /// No AWS credentials found (none in the environment or a credentials
+    /// file: an instance role, which imgcache does not read): every request
+    /// goes unsigned, and AWS answers each with 403 `AccessDenied`, which
+    /// for an unsigned GET says nothing of the key. A read-only store must
+    /// say so once and be skipped, not miss every lookup silently for ever
+    /// (a fleet that never shares).
+    @Test func unsignedLookupsRefusedWithAccessDeniedTurnTheStoreOff() throws {
+        let s3 = try S3PolicyServer(policy: .getAndPut)
+        let urls = try images("unsigned", 3)
+        let cache = try TemporaryDirectory()
+        let environment = s3.environment.merging(["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""]) { $1 }
+        let run = try CLI.run(
+            ["prefetch", "-j", "1", "--remote-storage", "s3://\(s3.bucket)|endpoint=\(s3.endpoint)|read-only", "-"],
+            cacheDir: cache.path, stdin: Array((urls.joined(separator: "\n") + "\n").utf8), environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            warnings(run) == ["imgcache: remote storage s3://\(s3.bucket): HTTP 403 AccessDenied, skipped"],
+            "\(run.stderr)")
+        #expect(s3.server.requestCount < urls.count, "\(s3.log)")
+        #expect(originGets(urls) == urls.count)
+    }
+
     func store(
         _ s3: S3PolicyServer, _ loader: Downloader, clock: any TimeSource = SystemClock()
     ) throws
