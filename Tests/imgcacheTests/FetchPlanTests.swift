@@ -179,6 +179,22 @@ extension FetchPlanTests {
             #expect(result.stderr.hasPrefix("imgcache: fetch: IMGCACHE_REMOTE_STORAGE: "), "\(result.stderr)")
         }
     }
+
+    /// `--no-remote-storage` (and `--remote-storage`, which replaces it) is how
+    /// a user works around a bad `$IMGCACHE_REMOTE_STORAGE` for one run.
+    @Test func aFlagOverridesABadRemoteStorageVariable() throws {
+        let url = server.url("/anim.gif")
+        let bad = ["IMGCACHE_REMOTE_STORAGE": "gopher://x"]
+        for line in [["--no-remote-storage", "-o", "/dev/null", url], ["--no-remote-storage", "--json", url]] {
+            let result = try run(["fetch"] + line, environment: bad)
+            #expect(result.status == 0, "\(line): \(result.stderr)")
+        }
+        let prefetch = try run(
+            ["prefetch", "-q", "--no-remote-storage", "-"], stdin: Array("\(url)\n".utf8), environment: bad)
+        #expect(prefetch.status == 0, "\(prefetch.stderr)")
+        let stat = try run(["stat", "--no-remote-storage"], environment: bad)
+        #expect(stat.status == 0, "\(stat.stderr)")
+    }
 }
 
 extension CommandSuite {

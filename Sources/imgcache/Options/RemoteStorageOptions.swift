@@ -23,10 +23,13 @@ struct RemoteStorageOptions: ParsableArguments {
     /// The environment's setting, which overrides the configuration file (as in ccache).
     static let environmentVariable = "IMGCACHE_REMOTE_STORAGE"
 
+    /// The flag's value, and the environment's unless a flag overrides it
+    /// (`--no-remote-storage` must work around a bad `$IMGCACHE_REMOTE_STORAGE`).
     func validate() throws {
+        let overridden = noRemoteStorage || remoteStorage != nil
         for (source, text) in [
             ("--remote-storage", remoteStorage),
-            (Self.environmentVariable, Environment.variables[Self.environmentVariable]),
+            (Self.environmentVariable, overridden ? nil : Environment.variables[Self.environmentVariable]),
         ] {
             guard let text else { continue }
             do {

@@ -63,7 +63,8 @@ struct FetchPlan: Equatable {
     ]
 
     init?(arguments: [String]) {
-        // The parser checks `$IMGCACHE_REMOTE_STORAGE` whatever the line says.
+        // A bad `$IMGCACHE_REMOTE_STORAGE` is the parser's to judge: a usage
+        // error unless the line overrides it (`RemoteStorageOptions.validate`).
         if let text = Environment.value(of: RemoteStorageOptions.environmentVariable),
             (try? RemoteStorageURL.parseList(text)) == nil
         {
