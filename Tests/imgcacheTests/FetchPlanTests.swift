@@ -118,7 +118,7 @@ import Testing
             ["--retries", "3"], ["--timeout", "5"], ["--connect-timeout", "0"], ["--max-time", "1"], ["-k"],
             ["--stale-if-error"],
         ]
-        var generator = SplitMix64(seed: 34)
+        var generator = SplitMix(seed: 34)
         var (read, refused) = (0, 0)
         for _ in 0..<300 {
             let count = Int(generator.next() % 5)
@@ -199,17 +199,4 @@ extension FetchPlanTests {
 
 extension CommandSuite {
     fileprivate func fetch(_ arguments: [String]) throws -> CLI.Result { try run(["fetch"] + arguments) }
-}
-
-/// A seeded generator (SplitMix64), so the combined lines are the same every run.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D4_9BB4_9133_11EB
-        return z ^ (z >> 31)
-    }
 }
