@@ -29,7 +29,7 @@ struct RemoteStorageOptions: ParsableArguments {
         let overridden = noRemoteStorage || remoteStorage != nil
         for (source, text) in [
             ("--remote-storage", remoteStorage),
-            (Self.environmentVariable, overridden ? nil : Environment.variables[Self.environmentVariable]),
+            (Self.environmentVariable, overridden ? nil : Environment.value(of: Self.environmentVariable)),
         ] {
             guard let text else { continue }
             do {
@@ -52,7 +52,7 @@ struct RemoteStorageOptions: ParsableArguments {
         remoteStorage: String?, noRemoteStorage: Bool, configured: [RemoteStorageURL]
     ) -> [RemoteStorageURL] {
         if noRemoteStorage { return [] }
-        guard let text = remoteStorage ?? Environment.variables[Self.environmentVariable] else { return configured }
+        guard let text = remoteStorage ?? Environment.value(of: Self.environmentVariable) else { return configured }
         return (try? RemoteStorageURL.parseList(text)) ?? []
     }
 }

@@ -41,7 +41,7 @@ struct PrefetchPlan: Equatable {
     }
 
     init?(arguments: [String]) {
-        guard Environment.variables[RemoteStorageOptions.environmentVariable] == nil,
+        guard Environment.value(of: RemoteStorageOptions.environmentVariable) == nil,
             let line = PlainCommandLine(arguments, subcommand: "prefetch", options: Self.options),
             line.operands.count <= 1, !(line.has(4) && line.has(5))
         else { return nil }
