@@ -5,7 +5,8 @@ internal import CImageCoreShims
 /// is the error of the image that needed it (`.image`, exit 5: this machine
 /// cannot read or write that format) and the rest of the run goes on. The
 /// forwarders would end the process instead, as the dynamic loader would have
-/// at start. libavif, libjxl and libheif report a missing library themselves.
+/// at start. libavif, libjxl and libheif load themselves and say why they
+/// could not (`require(to:loadingWith:)`).
 enum CodecLibrary: CaseIterable {
     case jpeg, png, zlib, gif, webp, webpDemux, webpMux
 
@@ -43,6 +44,19 @@ enum CodecLibrary: CaseIterable {
         }
     }
 
+    /// `require` for a library that loads and reports itself (libavif,
+    /// libjxl, libheif: `imgcache_<name>_load`, which writes why it failed).
+    static func require(to what: String, loadingWith load: (UnsafeMutablePointer<CChar>?) -> Int32) throws {
+        var message = [CChar](repeating: 0, count: 256)
+        guard load(&message) != 0 else { return }
+        throw ImageCoreError(.image, "cannot \(what): \(text(message))", isTransient: true)
+    }
+
+    /// A C message buffer's text, up to its NUL.
+    private static func text(_ message: [CChar]) -> String {
+        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Why the library cannot be loaded, or nil once it is.
     /// The corresponding C functions are `imgcache_<library>_library_load`.
     private func loadFailure() -> String? {
@@ -58,6 +72,6 @@ enum CodecLibrary: CaseIterable {
             case .webpMux: imgcache_webpmux_library_load(&message)
             }
         guard loaded != 0 else { return nil }
-        return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Self.text(message)
     }
 }

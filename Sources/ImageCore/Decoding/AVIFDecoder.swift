@@ -114,15 +114,7 @@ final class AVIFDecoderHandle {
     private(set) var info: ImageInfo
 
     init(_ buffer: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws {
-        var message = [CChar](repeating: 0, count: 256)
-        guard imgcache_avif_load(&message) == 0 else {
-            throw ImageCoreError(
-                .image,
-                "cannot decode AVIF: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
-                // Why transient: installing the library is the cure, not waiting
-                // a day; the failed list must not keep refusing the URL (exit 6).
-                isTransient: true)
-        }
+        try CodecLibrary.require(to: "decode AVIF", loadingWith: imgcache_avif_load)
         guard let decoder = imgcache_avif_decoder_create() else {
             throw ImageCoreError(.failure, "cannot create an AVIF decoder")
         }

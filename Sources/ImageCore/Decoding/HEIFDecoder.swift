@@ -105,15 +105,7 @@ final class HEIFContext {
     private let limits: DecodingLimits
 
     init(_ buffer: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws {
-        var message = [CChar](repeating: 0, count: 256)
-        guard imgcache_heif_load(&message) == 0 else {
-            throw ImageCoreError(
-                .image,
-                "cannot decode HEIF: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
-                // Why transient: installing the library is the cure, not waiting
-                // a day; the failed list must not keep refusing the URL (exit 6).
-                isTransient: true)
-        }
+        try CodecLibrary.require(to: "decode HEIF", loadingWith: imgcache_heif_load)
         guard let context = imgcache_heif_context_alloc() else {
             throw ImageCoreError(.failure, "cannot create a HEIF decoder")
         }

@@ -19,15 +19,7 @@ final class JXLDecoderHandle {
     /// status it returns instead, `JXL_DEC_NEED_MORE_INPUT`, says the same
     /// quietly (`next`).
     init(_ buffer: UnsafeBufferPointer<UInt8>, events: JxlDecoderStatus...) throws {
-        var message = [CChar](repeating: 0, count: 256)
-        guard imgcache_jxl_load(&message) == 0 else {
-            throw ImageCoreError(
-                .image,
-                "cannot decode JPEG XL: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
-                // Why transient: installing the library is the cure, not waiting
-                // a day; the failed list must not keep refusing the URL (exit 6).
-                isTransient: true)
-        }
+        try CodecLibrary.require(to: "decode JPEG XL", loadingWith: imgcache_jxl_load)
         guard let decoder = imgcache_jxl_decoder_create() else {
             throw ImageCoreError(.failure, "cannot create a JPEG XL decoder")
         }

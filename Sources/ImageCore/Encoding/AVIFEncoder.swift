@@ -23,13 +23,7 @@ final class AVIFEncoder {
 
     /// Starts an AVIF. The corresponding C functions are `avifEncoderCreate` and `avifImageCreate`.
     init(width: Int, height: Int, frameCount: Int, quality: Int?) throws {
-        var message = [CChar](repeating: 0, count: 256)
-        guard imgcache_avif_load(&message) == 0 else {
-            throw ImageCoreError(
-                .image,
-                "cannot encode AVIF: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
-                isTransient: true)
-        }
+        try CodecLibrary.require(to: "encode AVIF", loadingWith: imgcache_avif_load)
         guard let encoder = imgcache_avif_encoder_create() else {
             throw ImageCoreError(.failure, "cannot create an AVIF encoder")
         }

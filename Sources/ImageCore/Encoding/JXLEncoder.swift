@@ -36,13 +36,7 @@ final class JXLEncoder {
         width: Int, height: Int, hasAlpha: Bool, animation: (loopCount: Int, frames: Int)?, quality: Int?,
         colour: ColourProfile?
     ) throws {
-        var message = [CChar](repeating: 0, count: 256)
-        guard imgcache_jxl_load(&message) == 0 else {
-            throw ImageCoreError(
-                .image,
-                "cannot encode JPEG XL: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
-                isTransient: true)
-        }
+        try CodecLibrary.require(to: "encode JPEG XL", loadingWith: imgcache_jxl_load)
         guard let encoder = imgcache_jxl_encoder_create() else {
             throw ImageCoreError(.failure, "cannot create a JPEG XL encoder")
         }
