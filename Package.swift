@@ -46,9 +46,15 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The command line as glibc hands it to the executable, in place of
+        // the Swift runtime's search of /proc/self/maps at every start
+        // (process_arguments.c).
+        .target(name: "CProcessArguments"),
         .executableTarget(
             name: "imgcache",
-            dependencies: ["ImageCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "ImageCore", "CProcessArguments", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSwift
         ),
         // What both test targets share: the loopback HTTP server, the process

@@ -20,7 +20,7 @@ extension IMGCacheCommand {
     /// by `ProcessEntry` when `WarmHit` does not answer.
     static func runCommandLine() async {
         let arguments = ArgumentNormalizer.normalize(
-            Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
+            ProcessArguments.afterName, subcommands: subcommandNames)
         if arguments.isEmpty {
             StandardStreams.printError(UsageError.shortUsage)
             Glibc.exit(64)

@@ -19,7 +19,7 @@ enum ProcessEntry {
         MallocArenas.limit()
         CurlGlobal.prepareProcess()
         Task { @MainActor in
-            let arguments = Array(CommandLine.arguments.dropFirst())
+            let arguments = ProcessArguments.afterName
             if let plan = PrefetchPlan(arguments: arguments) {
                 await IMGCacheCommand.run { try await IMGCacheCommand.Prefetch.run(plan, download: nil, remote: nil) }
             } else if let plan = FetchPlan(arguments: arguments) {
@@ -37,7 +37,7 @@ enum ProcessEntry {
     /// 8.8 M of the 12.2 M instructions `--version` took through it
     /// (callgrind), twice a warm hit's whole run.
     private static func versionStatus() -> Int32? {
-        guard CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--version" else { return nil }
+        guard ProcessArguments.afterName == ["--version"] else { return nil }
         StandardStreams.print(ImageCoreVersion.string)
         OutputFailure.exitIfStdoutFailed(status: 0)
         return 0
@@ -49,7 +49,7 @@ enum ProcessEntry {
     /// whatever `main`'s frame still owned would be reachable from no
     /// thread (LeakSanitizer reported the arguments array at every exit).
     private static func warmHitStatus() -> Int32? {
-        guard let plan = WarmHitPlan(arguments: Array(CommandLine.arguments.dropFirst())) else { return nil }
+        guard let plan = WarmHitPlan(arguments: ProcessArguments.afterName) else { return nil }
         return WarmHit.answer(plan)
     }
 }
