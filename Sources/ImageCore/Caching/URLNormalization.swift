@@ -12,6 +12,11 @@
 ///
 /// A URL already in this form (any plain ASCII URL a script writes) is
 /// returned as it is after one pass over its bytes: the warm hit pays no more.
+///
+/// This file holds the key's normal form; `URLNormalization+Requests.swift`
+/// the forms a request needs (what libcurl is sent, what makes a URL no
+/// URL), and `URLNormalization+Bytes.swift` the byte classes and escapes all
+/// of them share.
 package enum URLNormalization {
     /// `url` (without its fragment) normalised; a URL that is not
     /// `scheme://authority…` is returned unchanged.
@@ -41,76 +46,9 @@ package enum URLNormalization {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// `url` as a request sends it: the path and query with what WHATWG
-    /// percent-encodes encoded (a space is `%20`, as browsers and wget2
-    /// send it; libcurl refuses the raw byte), the fragment dropped, and
-    /// every other byte as written (escapes keep their case: a signed URL's
-    /// signature covers them). A URL with nothing to encode is returned as it is.
-    package static func requestForm(_ url: String) -> String {
-        var text = url
-        if let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
-        let bytes = Array(text.utf8)
-        guard let (_, authority) = parts(bytes), bytes[authority.upperBound...].contains(where: needsEncoding) else {
-            return text
-        }
-        var result = Array(bytes[..<authority.upperBound])
-        for byte in bytes[authority.upperBound...] {
-            if needsEncoding(byte) {
-                result += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
-            } else {
-                result.append(byte)
-            }
-        }
-        return String(decoding: result, as: UTF8.self)
-    }
-
-    /// What makes `url` no URL WHATWG parsing accepts, in a few words, or nil
-    /// if its authority is well formed: a host (an IPv6 literal closed by
-    /// `]` and made of hex digits, `:` and `.`; another host free of
-    /// forbidden code points) and a port of digits up to 65535. Only
-    /// `scheme://authority…` URLs are judged; the scheme is the caller's to check.
-    package static func syntaxProblem(_ url: String) -> String? {
-        let bytes = Array(url.utf8)
-        guard let (_, authority) = parts(bytes) else { return "no scheme://host" }
-        var hostAndPort = bytes[authority]
-        if let at = hostAndPort.lastIndex(of: UInt8(ascii: "@")) { hostAndPort = hostAndPort[(at + 1)...] }
-        var port: ArraySlice<UInt8>?
-        if hostAndPort.first == UInt8(ascii: "[") {
-            guard let close = hostAndPort.firstIndex(of: UInt8(ascii: "]")) else {
-                return "no ] after the IPv6 address"
-            }
-            let address = hostAndPort[(hostAndPort.startIndex + 1)..<close]
-            let allowed = Set("0123456789abcdefABCDEF:.".utf8)
-            guard address.contains(UInt8(ascii: ":")), address.allSatisfy(allowed.contains) else {
-                return "not an IPv6 address in [ ]"
-            }
-            let rest = hostAndPort[(close + 1)...]
-            if let first = rest.first {
-                guard first == UInt8(ascii: ":") else { return "characters after the IPv6 address" }
-                port = rest.dropFirst()
-            }
-        } else {
-            var host = hostAndPort
-            if let colon = hostAndPort.lastIndex(of: UInt8(ascii: ":")) {
-                host = hostAndPort[..<colon]
-                port = hostAndPort[(colon + 1)...]
-            }
-            guard !host.isEmpty else { return "no host" }
-            if host.contains(where: { $0 != UInt8(ascii: "%") && isForbiddenInHost($0) }) {
-                return "a character no host may contain"
-            }
-        }
-        if let port, !port.isEmpty {
-            let digits = String(decoding: port, as: UTF8.self)
-            guard port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(digits.prefix(6)), number <= 65535
-            else { return "port '\(digits)' is not a number up to 65535" }
-        }
-        return nil
-    }
-
     /// Where the scheme ends (its `:`) and the authority lies, in
     /// `scheme://authority/…`; nil for anything else.
-    private static func parts<Bytes: RandomAccessCollection<UInt8>>(
+    static func parts<Bytes: RandomAccessCollection<UInt8>>(
         _ bytes: Bytes
     ) -> (schemeEnd: Int, authority: Range<Int>)? where Bytes.Index == Int {
         guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")), schemeEnd + 2 < bytes.endIndex,
@@ -268,68 +206,8 @@ package enum URLNormalization {
         return ends && (1...2).contains(count) ? count : nil
     }
 
-    /// `bytes` with every `%XX` escape decoded (a `%` not followed by two
-    /// hex digits is kept as it is). For `--output-dir`'s names too (package access).
-    package static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                result.append(high << 4 | low)
-                index += 3
-            } else {
-                result.append(bytes[index])
-                index += 1
-            }
-        }
-        return result
-    }
-
-    private static func defaultPort(_ scheme: String) -> String? {
-        switch scheme.lowercased() {
-        case "http": "80"
-        case "https": "443"
-        default: nil
-        }
-    }
-
-    private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
-    }
-
-    /// Bytes WHATWG percent-encodes in a path or query: controls, space,
-    /// `"`, `<`, `>`, DEL and every non-ASCII byte.
-    private static func needsEncoding(_ byte: UInt8) -> Bool {
-        byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<")
-            || byte == UInt8(ascii: ">")
-    }
-
-    /// WHATWG's forbidden domain code points: controls, space, `#`, `%`,
-    /// `/`, `:`, `<`, `>`, `?`, `@`, `[`, `\`, `]`, `^`, `|` and DEL.
-    private static func isForbiddenInHost(_ byte: UInt8) -> Bool {
-        byte <= 0x20 || byte == 0x7F || forbiddenHostPunctuation.contains(byte)
-    }
-
-    private static let forbiddenHostPunctuation = Set("#%/:<>?@[\\]^|".utf8)
-
     private static func isUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
     private static func lowercased(_ byte: UInt8) -> UInt8 { isUpper(byte) ? byte + 0x20 : byte }
     private static func uppercased(_ byte: UInt8) -> UInt8 { byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
     private static func isLowerHex(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x66 }
-    private static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? 0x30 + value : 0x41 + value - 10
-    }
 }

@@ -1,0 +1,71 @@
+// The byte classes and escapes of WHATWG's URL standard that the key's
+// normal form, the request form and the syntax check share: what a path
+// percent-encodes, what a host may not contain, where an authority ends, a
+// scheme's default port and hex digits. Apart so that each of those files
+// reads as the steps it takes (ASCII case, which only the key changes, stays
+// private to `URLNormalization.swift`). Not `private`, which would not reach
+// across files: internal to ImageCore (`percentDecoded` is `package`:
+// `--output-dir`'s names use it).
+
+extension URLNormalization {
+    /// `bytes` with every `%XX` escape decoded (a `%` not followed by two
+    /// hex digits is kept as it is). For `--output-dir`'s names too (package access).
+    package static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var result: [UInt8] = []
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    static func defaultPort(_ scheme: String) -> String? {
+        switch scheme.lowercased() {
+        case "http": "80"
+        case "https": "443"
+        default: nil
+        }
+    }
+
+    static func isAuthorityEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    /// Bytes WHATWG percent-encodes in a path or query: controls, space,
+    /// `"`, `<`, `>`, DEL and every non-ASCII byte.
+    static func needsEncoding(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<")
+            || byte == UInt8(ascii: ">")
+    }
+
+    /// WHATWG's forbidden domain code points: controls, space, `#`, `%`,
+    /// `/`, `:`, `<`, `>`, `?`, `@`, `[`, `\`, `]`, `^`, `|` and DEL.
+    static func isForbiddenInHost(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte == 0x7F || forbiddenHostPunctuation.contains(byte)
+    }
+
+    private static let forbiddenHostPunctuation = Set("#%/:<>?@[\\]^|".utf8)
+
+    static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 0x30 + value : 0x41 + value - 10
+    }
+}
