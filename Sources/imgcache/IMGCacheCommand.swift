@@ -52,9 +52,11 @@ struct IMGCacheCommand: AsyncParsableCommand {
             http(s)://... (PUT/DELETE, e.g. nginx WebDAV), redis://[user:password@]host[:port][/db] or \
             s3://BUCKET[/PREFIX] (|endpoint=URL, else $AWS_ENDPOINT_URL_S3, else $AWS_ENDPOINT_URL, else \
             AWS's, path-style on a custom endpoint; |region=R, else $AWS_REGION, else $AWS_DEFAULT_REGION, \
-            else us-east-1; credentials from $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY and \
-            $AWS_SESSION_TOKEN, else the shared credentials file, $AWS_SHARED_CREDENTIALS_FILE or \
-            ~/.aws/credentials, section $AWS_PROFILE or default; every request signed with SigV4), \
+            else the profile's region in ~/.aws/config, else us-east-1; credentials from $AWS_ACCESS_KEY_ID, \
+            $AWS_SECRET_ACCESS_KEY and $AWS_SESSION_TOKEN, else profile $AWS_PROFILE or default in the \
+            shared credentials file ($AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials), else in the config \
+            file ($AWS_CONFIG_FILE or ~/.aws/config); half a key pair, or a profile neither file has, signs \
+            nothing: the store is skipped with one line naming what is missing; every request signed with SigV4), \
             optionally followed by |read-only, |connect-timeout=MS (100), |timeout=MS (1000), \
             |shards=A,B,... and |lease=MS (6000). Lookup: \
             memory, disk, each remote in turn, origin. A remote entry is verified like a download, stored \

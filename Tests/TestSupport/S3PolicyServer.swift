@@ -80,7 +80,7 @@ package final class S3PolicyServer: Sendable {
         [
             "AWS_ACCESS_KEY_ID": Self.accessKey, "AWS_SECRET_ACCESS_KEY": Self.secretKey, "AWS_SESSION_TOKEN": "",
             "AWS_REGION": "us-east-1", "AWS_PROFILE": "", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
-            "AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_S3": "",
+            "AWS_CONFIG_FILE": "/nonexistent", "AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_S3": "",
         ]
     }
 

@@ -76,8 +76,10 @@ public final class Downloader: DataLoading {
 
     /// An `s3://BUCKET/KEY` URL is fetched from its http(s) endpoint,
     /// signed (`Configuration.aws`); a request to sign (`awsSigV4`) without
-    /// credentials (`-u`) is signed with the AWS credentials found.
+    /// credentials (`-u`) is signed with the AWS credentials found, and
+    /// fails without a request if those cannot be used (partial ones).
     public func download(_ asked: DownloadRequest) async throws -> DownloadResponse {
+        if let refusal = aws.credentialRefusal(asked) { throw refusal }
         let request = aws.signing(asked)
         guard request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://") else {
             // Why: an s3:// URL (origin or store) gets here unresolvable only

@@ -28,13 +28,16 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, Cust
 
 /// Where S3 requests go and who signs them, found as the AWS CLI finds them
 /// (man page, ENVIRONMENT): the region from `AWS_REGION`, else
-/// `AWS_DEFAULT_REGION`, else `us-east-1`; the endpoint from
-/// `AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else AWS's own for the
-/// region; the credentials from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`
-/// and `AWS_SESSION_TOKEN`, else the shared credentials file
-/// (`AWS_SHARED_CREDENTIALS_FILE`, default `~/.aws/credentials`), section
-/// `AWS_PROFILE` (default `default`). Its mirror (`dump()`) masks the
-/// secrets, as `AWSCredentials`'s does.
+/// `AWS_DEFAULT_REGION`, else the profile's `region` in the config file,
+/// else `us-east-1`; the endpoint from `AWS_ENDPOINT_URL_S3`, else
+/// `AWS_ENDPOINT_URL`, else AWS's own for the region; the credentials from
+/// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`, else
+/// the profile `AWS_PROFILE` (default `default`): section `[NAME]` of the
+/// shared credentials file (`AWS_SHARED_CREDENTIALS_FILE`, default
+/// `~/.aws/credentials`), else section `[profile NAME]` (`[default]` for the
+/// default) of the config file (`AWS_CONFIG_FILE`, default `~/.aws/config`).
+/// Credentials that cannot be used (`credentialProblem`) sign nothing. Its
+/// mirror (`dump()`) masks the secrets, as `AWSCredentials`'s does.
 public struct AWSSettings: Sendable, Equatable, CustomReflectable {
     /// The signing region.
     public var region = Self.defaultRegion
@@ -43,6 +46,14 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
     public var endpoint: String?
     /// Nil: requests go unsigned (a public bucket).
     public var credentials: AWSCredentials?
+    /// Why the credentials the environment names cannot be used, as the AWS
+    /// CLI stops for them: a key id without its secret or a secret without
+    /// its key id (in the environment or a profile), or an `AWS_PROFILE`
+    /// that neither file has. Nil when there is none. A request that needs
+    /// credentials then fails with it (`credentialRefusal`) rather than go
+    /// unsigned or signed by another profile's keys: either would be refused
+    /// as a policy's `AccessDenied`, which says nothing of what is wrong.
+    public var credentialProblem: String?
 
     /// The region when nothing names one, as the AWS CLI's.
     public static let defaultRegion = "us-east-1"
@@ -56,49 +67,112 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
             self,
             children: [
                 "region": region, "endpoint": SecretRedaction.maskedURL(endpoint) as Any,
-                "credentials": credentials as Any,
+                "credentials": credentials as Any, "credentialProblem": credentialProblem as Any,
             ], displayStyle: .struct)
     }
 
     /// The settings `environment` gives; `readFile` reads the shared
-    /// credentials file (nil when it cannot be read: no credentials from it).
+    /// credentials file and the config file (nil when one cannot be read:
+    /// nothing from it). The files are read only when the environment
+    /// leaves something to find in them.
     public init(environment: [String: String], readFile: (String) -> [UInt8]?) {
         let value = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? Self.defaultRegion
         endpoint = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")
-        if let key = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") {
+        let environmentRegion = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION")
+        region = environmentRegion ?? Self.defaultRegion
+        switch (value("AWS_ACCESS_KEY_ID"), value("AWS_SECRET_ACCESS_KEY")) {
+        case (let key?, let secret?):
             credentials = AWSCredentials(
                 accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
-            return
+            if environmentRegion != nil { return }
+        case (_?, nil):
+            credentialProblem =
+                "partial AWS credentials in the environment: AWS_ACCESS_KEY_ID is set, AWS_SECRET_ACCESS_KEY is not"
+        case (nil, _?):
+            credentialProblem =
+                "partial AWS credentials in the environment: AWS_SECRET_ACCESS_KEY is set, AWS_ACCESS_KEY_ID is not"
+        case (nil, nil): break
         }
         let home = value("HOME") ?? ""
-        let path = value("AWS_SHARED_CREDENTIALS_FILE").map { $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
-        guard let file = readFile(path ?? "\(home)/.aws/credentials") else { return }
-        credentials = Self.credentials(
-            inSharedFile: String(decoding: file, as: UTF8.self), profile: value("AWS_PROFILE") ?? "default")
+        let expand = { (path: String) in path.hasPrefix("~/") ? home + path.dropFirst() : path }
+        let profile = value("AWS_PROFILE") ?? "default"
+        let configPath = expand(value("AWS_CONFIG_FILE") ?? "~/.aws/config")
+        let config = readFile(configPath).map { Self.sections(String(decoding: $0, as: UTF8.self)) } ?? [:]
+        let configSection =
+            config[profile == "default" ? "default" : "profile \(profile)"] ?? config["profile \(profile)"]
+        if environmentRegion == nil, let named = configSection?["region"], !named.isEmpty { region = named }
+        guard credentials == nil, credentialProblem == nil else { return }
+        let credentialsPath = expand(value("AWS_SHARED_CREDENTIALS_FILE") ?? "~/.aws/credentials")
+        let shared = readFile(credentialsPath).map { Self.sections(String(decoding: $0, as: UTF8.self)) } ?? [:]
+        for (fields, place) in [(shared[profile], credentialsPath), (configSection, configPath)] {
+            guard let fields else { continue }
+            switch Self.credentials(in: fields) {
+            case .found(let found):
+                credentials = found
+                return
+            case .partial(let missing):
+                credentialProblem = "partial AWS credentials in \(place), profile \(profile): \(missing)"
+                return
+            case .none: continue
+            }
+        }
+        if value("AWS_PROFILE") != nil, shared[profile] == nil, configSection == nil {
+            credentialProblem =
+                "AWS_PROFILE names profile '\(profile)', which neither \(credentialsPath) nor \(configPath) has"
+        }
     }
 
-    /// The credentials of section `[profile]` of an AWS shared credentials
-    /// file (INI: `key = value` lines, `#` and `;` comments); nil if the
-    /// section lacks a key id or a secret.
-    static func credentials(inSharedFile text: String, profile: String) -> AWSCredentials? {
-        var section: Substring?
-        var fields: [String: String] = [:]
+    /// What a profile's fields hold: credentials, half of them (what is
+    /// missing), or none.
+    enum ProfileCredentials: Equatable {
+        case found(AWSCredentials)
+        case partial(String)
+        case none
+    }
+
+    /// The credentials in a profile's fields (`aws_access_key_id`,
+    /// `aws_secret_access_key`, `aws_session_token`).
+    static func credentials(in fields: [String: String]) -> ProfileCredentials {
+        let field = { (name: String) in fields[name].flatMap { $0.isEmpty ? nil : $0 } }
+        switch (field("aws_access_key_id"), field("aws_secret_access_key")) {
+        case (let key?, let secret?):
+            return .found(
+                AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: fields["aws_session_token"]))
+        case (_?, nil): return .partial("aws_access_key_id is set, aws_secret_access_key is not")
+        case (nil, _?): return .partial("aws_secret_access_key is set, aws_access_key_id is not")
+        case (nil, nil): return .none
+        }
+    }
+
+    /// The sections of an AWS credentials or config file (INI: `[name]`
+    /// headers, `key = value` lines with keys lowercased, `#` and `;`
+    /// comments), by name as written between the brackets, trimmed.
+    static func sections(_ text: String) -> [String: [String: String]] {
+        var sections: [String: [String: String]] = [:]
+        var section: String?
         for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             let line = raw.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
-                section = line.dropFirst().dropLast().trimmingSpaces()
+                let name = String(line.dropFirst().dropLast().trimmingSpaces())
+                section = name
+                if sections[name] == nil { sections[name] = [:] }
                 continue
             }
-            guard section == Substring(profile), let equals = line.firstIndex(of: "=") else { continue }
-            fields[line[..<equals].trimmingSpaces().lowercased()] = String(
+            guard let section, let equals = line.firstIndex(of: "=") else { continue }
+            sections[section, default: [:]][line[..<equals].trimmingSpaces().lowercased()] = String(
                 line[line.index(after: equals)...].trimmingSpaces())
         }
-        guard let key = fields["aws_access_key_id"], !key.isEmpty,
-            let secret = fields["aws_secret_access_key"], !secret.isEmpty
-        else { return nil }
-        return AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: fields["aws_session_token"])
+        return sections
+    }
+
+    /// Why `request` (as `signing` makes it) cannot be sent: it needs
+    /// credentials (an `s3://` URL, or one to sign without `-u`) and those
+    /// found cannot be used (`credentialProblem`); nil otherwise.
+    public func credentialRefusal(_ request: DownloadRequest) -> ImageCoreError? {
+        guard let credentialProblem else { return nil }
+        let needs = S3ObjectURL(request.url) != nil || (request.awsSigV4 != nil && request.credentials == nil)
+        return needs ? ImageCoreError(.usage, credentialProblem) : nil
     }
 
     /// `download` (whose URL is `s3://BUCKET/KEY`) as the signed http(s)

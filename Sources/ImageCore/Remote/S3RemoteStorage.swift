@@ -140,6 +140,12 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     ) async throws -> (
         status: Int, response: DownloadResponse?
     ) {
+        if let problem = settings.credentialProblem {
+            // Why: unsigned, or signed by a profile the operator did not
+            // name, every request would be refused as the policy's
+            // `AccessDenied` (a miss), hiding what is wrong.
+            throw ImageCoreError(.network, "\(configured.maskedURL): \(problem)")
+        }
         do {
             let response = try await network.download(request)
             return (response.status, response)

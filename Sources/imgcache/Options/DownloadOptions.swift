@@ -75,7 +75,7 @@ struct DownloadOptions: ParsableArguments {
         name: .customLong("aws-sigv4"),
         help: ArgumentHelp(
             "Sign requests with AWS Signature Version 4, as curl's option does (e.g. aws:amz:us-east-1:s3); "
-                + "the key and secret come from --user KEY:SECRET, else from the AWS environment or credentials file.",
+                + "the key and secret come from --user KEY:SECRET, else from the AWS environment or profile.",
             valueName: "provider1[:provider2[:region[:service]]]"))
     var awsSigV4: String?
 

@@ -49,7 +49,7 @@ struct S3SettingsTests {
         #expect(asked.isEmpty)
         let fromProfile = AWSSettings(
             environment: ["HOME": "/home/u", "AWS_PROFILE": "ci", "AWS_REGION": "eu-north-1"], readFile: read)
-        #expect(asked == ["/home/u/.aws/credentials"])
+        #expect(asked == ["/home/u/.aws/config", "/home/u/.aws/credentials"])
         #expect(
             fromProfile.credentials
                 == AWSCredentials(accessKeyID: "AKIDCI", secretAccessKey: "ci/secret+1", sessionToken: "tok"))
@@ -59,6 +59,79 @@ struct S3SettingsTests {
         #expect(fallback.region == "us-east-1")
         #expect(!"\(fallback.credentials!)".contains("default-secret"))
         #expect(AWSSettings(environment: ["AWS_PROFILE": "none"], readFile: read).credentials == nil)
+    }
+
+    /// `aws configure` writes the region (and may write keys) into
+    /// `~/.aws/config`, whose sections are `[default]` and `[profile NAME]`:
+    /// the AWS CLI's region when no variable names one, its credentials when
+    /// the credentials file has none for the profile.
+    @Test func theConfigFileGivesTheRegionAndAProfilesKeys() throws {
+        let files: [String: String] = [
+            "/h/.aws/config": """
+            [default]
+            region = ap-south-1
+            [profile ci]
+            region=eu-west-3
+            aws_access_key_id = AKIDCONFIG
+            aws_secret_access_key = config-secret
+            [build]
+            region = sa-east-1
+            """,
+            "/h/.aws/credentials": "[ci]\naws_access_key_id = AKIDCI\naws_secret_access_key = ci-secret\n",
+        ]
+        let read = { (path: String) in files[path].map { Array($0.utf8) } }
+        let ci = AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "ci"], readFile: read)
+        #expect(ci.region == "eu-west-3" && ci.credentials?.accessKeyID == "AKIDCI" && ci.credentialProblem == nil)
+        let configOnly = AWSSettings(
+            environment: ["HOME": "/h", "AWS_PROFILE": "ci", "AWS_SHARED_CREDENTIALS_FILE": "/none"], readFile: read)
+        #expect(configOnly.credentials == AWSCredentials(accessKeyID: "AKIDCONFIG", secretAccessKey: "config-secret"))
+        let variables = AWSSettings(
+            environment: ["HOME": "/h", "AWS_PROFILE": "ci", "AWS_DEFAULT_REGION": "us-west-2"], readFile: read)
+        #expect(variables.region == "us-west-2")
+        #expect(AWSSettings(environment: ["HOME": "/h"], readFile: read).region == "ap-south-1")
+        // A config section without "profile " is no profile but the default.
+        let build = AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "build"], readFile: read)
+        #expect(build.region == AWSSettings.defaultRegion && build.credentials == nil)
+        #expect(
+            build.credentialProblem
+                == "AWS_PROFILE names profile 'build', which neither /h/.aws/credentials nor /h/.aws/config has")
+        let moved = AWSSettings(
+            environment: ["HOME": "/h", "AWS_CONFIG_FILE": "~/.aws/config", "AWS_PROFILE": "ci"], readFile: read)
+        #expect(moved.region == "eu-west-3")
+    }
+
+    /// Half a credential pair stops the AWS CLI ("Partial credentials found
+    /// in env"); it fell through to the credentials file's default profile.
+    /// Now it signs nothing: a request that needs credentials is refused
+    /// (`usage`) before it is sent, and one that needs none goes as before.
+    @Test func halfACredentialPairIsAProblemNotAFallback() throws {
+        let file = Array("[default]\naws_access_key_id = AKIDFILE\naws_secret_access_key = file-secret\n".utf8)
+        let read = { (_: String) -> [UInt8]? in file }
+        let keyOnly = AWSSettings(environment: ["AWS_ACCESS_KEY_ID": "AKIDENV"], readFile: read)
+        #expect(keyOnly.credentials == nil)
+        #expect(
+            keyOnly.credentialProblem
+                == "partial AWS credentials in the environment: AWS_ACCESS_KEY_ID is set, AWS_SECRET_ACCESS_KEY is not")
+        let secretOnly = AWSSettings(
+            environment: ["AWS_SECRET_ACCESS_KEY": "s", "AWS_ACCESS_KEY_ID": ""], readFile: read)
+        #expect(
+            secretOnly.credentials == nil && secretOnly.credentialProblem?.contains("AWS_ACCESS_KEY_ID is not") == true)
+        let halfFile = AWSSettings(
+            environment: ["AWS_SHARED_CREDENTIALS_FILE": "/c"],
+            readFile: { $0 == "/c" ? Array("[default]\naws_secret_access_key = s\n".utf8) : nil })
+        #expect(
+            halfFile.credentialProblem
+                == "partial AWS credentials in /c, profile default: aws_secret_access_key is set, aws_access_key_id is not"
+        )
+        #expect(AWSSettings(environment: [:], readFile: read).credentialProblem == nil)
+
+        #expect(keyOnly.credentialRefusal(DownloadRequest(url: "s3://b/k"))?.kind == .usage)
+        #expect(keyOnly.credentialRefusal(DownloadRequest(url: "https://example.com/a.png")) == nil)
+        var sigv4 = DownloadRequest(url: "https://example.com/a.png")
+        sigv4.awsSigV4 = "aws:amz:us-east-1:s3"
+        #expect(keyOnly.credentialRefusal(sigv4)?.message == keyOnly.credentialProblem)
+        sigv4.credentials = "AKID:secret"  // -u: the environment's keys are not asked
+        #expect(keyOnly.credentialRefusal(sigv4) == nil)
     }
 
     @Test func objectURLsArePathStyleOnACustomEndpoint() {
