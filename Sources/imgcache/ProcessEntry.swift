@@ -9,8 +9,9 @@ import ImageCore
 /// no concurrency runtime, no thread and no argument parser: `WarmHit`
 /// answers a plain `fetch URL [-o FILE]` hit by itself. Everything else
 /// (a miss, any other option or subcommand) goes to the full command line
-/// on the main actor, as an `async` main would run it; a usual `prefetch`
-/// or `fetch` line (`PrefetchPlan`, `FetchPlan`) skips the argument parser there.
+/// on the main actor, as an `async` main would run it; a usual `prefetch`,
+/// `fetch` or `clean` line (`PrefetchPlan`, `FetchPlan`, `CleanPlan`) skips
+/// the argument parser there.
 @main
 enum ProcessEntry {
     static func main() {
@@ -24,6 +25,8 @@ enum ProcessEntry {
                 await IMGCacheCommand.run { try await IMGCacheCommand.Prefetch.run(plan, download: nil, remote: nil) }
             } else if let plan = FetchPlan(arguments: arguments) {
                 await IMGCacheCommand.run { try await IMGCacheCommand.Fetch.run(plan, download: nil, remote: nil) }
+            } else if let plan = CleanPlan(arguments: arguments) {
+                await IMGCacheCommand.run { try await IMGCacheCommand.Clean.run(plan) }
             } else {
                 await IMGCacheCommand.runCommandLine()
             }

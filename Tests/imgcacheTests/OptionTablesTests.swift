@@ -5,7 +5,7 @@ import Testing
 @testable import imgcache
 
 /// The option tables read before swift-argument-parser runs
-/// (`ArgumentNormalizer`, `FetchPlan`, `PrefetchPlan`) against the parser's own
+/// (`ArgumentNormalizer`, `FetchPlan`, `PrefetchPlan`, `CleanPlan`) against the parser's own
 /// definitions, as it describes them (`_dumpHelp`'s ToolInfo), not its help
 /// text: the same names, and a value exactly where the parser takes one.
 /// The tables are not built from the parser at run time: the warm hit
@@ -65,6 +65,13 @@ import Testing
         for option in PrefetchPlan.options {
             #expect(
                 prefetch.contains(Defined(names: Set(option.names), takesValue: option.takesValue)), "\(option.names)")
+        }
+    }
+
+    @Test func theCleanPlansOptionsAreCleansOwn() throws {
+        let clean = Set(try Self.defined(IMGCacheCommand.Clean._dumpHelp()))
+        for option in CleanPlan.options {
+            #expect(clean.contains(Defined(names: Set(option.names), takesValue: option.takesValue)), "\(option.names)")
         }
     }
 }

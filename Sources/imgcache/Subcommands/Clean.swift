@@ -37,26 +37,35 @@ extension IMGCacheCommand {
         }
 
         func run() async throws {
-            let directory = try CacheSession.directory(global, writing: true)
-            _ = try CacheSession.settings(directory, quiet: global.quiet)
+            try await Self.run(
+                CleanPlan(
+                    cacheDirectory: global.cacheDirectory, quiet: global.quiet, verbose: global.verbose,
+                    json: global.json, maxAge: maxAge, maxSize: maxSize, dryRun: dryRun))
+        }
+
+        /// The run, for the values the parser read or a plan (`CleanPlan`).
+        static func run(_ plan: CleanPlan) async throws {
+            let directory = try CacheSession.directory(named: plan.cacheDirectory, writing: true)
+            _ = try CacheSession.settings(directory, quiet: plan.quiet)
             let cache = CacheAdministration(directory: directory)
             try await reportingFailures(in: cache.directory) {
                 let report = try cache.clean(
-                    maxAge: maxAge.flatMap(Quantities.parseDuration), maxSize: maxSize.flatMap(Quantities.parseSize),
-                    dryRun: dryRun, events: global.events)
+                    maxAge: plan.maxAge.flatMap(Quantities.parseDuration),
+                    maxSize: plan.maxSize.flatMap(Quantities.parseSize), dryRun: plan.dryRun,
+                    events: GlobalOptions<Clean>.events(verbose: plan.verbose))
                 guard !report.skippedBecauseBusy else {
-                    if !global.quiet { StandardStreams.printError("imgcache: another clean is running; nothing done") }
+                    if !plan.quiet { StandardStreams.printError("imgcache: another clean is running; nothing done") }
                     return
                 }
-                print(report)
+                print(report, plan)
             }
         }
 
-        private func print(_ report: CacheCleaner.Report) {
+        private static func print(_ report: CacheCleaner.Report, _ plan: CleanPlan) {
             let removed = report.expiredEntries + report.evictedEntries
-            if global.json {
+            if plan.json {
                 var record = JSONRecord()
-                record.add("dry_run", dryRun)
+                record.add("dry_run", plan.dryRun)
                 record.add("expired", report.expiredEntries)
                 record.add("evicted", report.evictedEntries)
                 record.add("bytes_removed", report.bytesRemoved)
@@ -65,8 +74,8 @@ extension IMGCacheCommand {
                 record.add("entries_left", report.entriesLeft)
                 record.add("bytes_left", report.bytesLeft)
                 StandardStreams.print(record.text)
-            } else if !global.quiet {
-                let verb = dryRun ? "Would remove" : "Removed"
+            } else if !plan.quiet {
+                let verb = plan.dryRun ? "Would remove" : "Removed"
                 StandardStreams.print(
                     "\(verb) \(counted(removed, "entry", "entries")) "
                         + "(\(report.expiredEntries) unused too long, \(report.evictedEntries) over the size limit), "
@@ -74,7 +83,7 @@ extension IMGCacheCommand {
                         + "\(counted(report.failedRecordsRemoved, "failed-URL record", "failed-URL records")), "
                         + "\(counted(report.strayFilesRemoved, "stray file", "stray files")). "
                         + "\(counted(report.entriesLeft, "entry", "entries")), \(Quantities.formatSize(report.bytesLeft)) "
-                        + (dryRun ? "would remain." : "remain."))
+                        + (plan.dryRun ? "would remain." : "remain."))
             }
         }
     }
