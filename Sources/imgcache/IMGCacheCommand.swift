@@ -87,7 +87,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             FAILED URLS: an HTTP error status, a body that is not an image, a corrupt image or one over a \
             limit puts the URL on the failed list for failed-ttl; it is not requested again (exit 6) unless \
             --retry-failed is given. Network errors (DNS, connect, TLS, timeout, connection lost) and HTTP \
-            408, 429, 500, 502, 503 and 504 are transient and never recorded.
+            408, 429, 500, 502, 503 and 504 are transient and never recorded, nor is S3's 403 \
+            RequestTimeTooSkewed, a refusal of this machine's clock (said in its line), not of the URL.
 
             LIMITS: a download gives up after 15 s without a byte (--timeout, the stall timeout), 10 s to \
             connect (--connect-timeout), no total cap unless --max-time; 64 MiB per body (--max-bytes), \

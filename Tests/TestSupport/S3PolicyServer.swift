@@ -89,6 +89,19 @@ package final class S3PolicyServer: Sendable {
         shared.state.withLock { $0.credentialFault = (request, code) }
     }
 
+    /// Credentials are accepted again (the clock put right, a new token).
+    package func acceptCredentials() {
+        shared.state.withLock { $0.credentialFault = nil }
+    }
+
+    /// Puts `body` as object `key`, as an owner's upload would.
+    package func put(_ key: String, _ body: [UInt8]) {
+        shared.state.withLock { state in
+            state.writes += 1
+            state.objects[key] = (body, "\"\(state.writes)\"")
+        }
+    }
+
     /// The keys of the objects held.
     package var keys: [String] { shared.state.withLock { $0.objects.keys.sorted() } }
 

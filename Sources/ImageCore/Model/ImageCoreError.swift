@@ -94,15 +94,27 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// An HTTP error status. 408, 429, 500, 502, 503 and 504 are transient, as
     /// HTTP defines them and as curl's `--retry` treats them.
     /// With `serviceCode` (an S3 error document's), the message names the
-    /// code instead of the reason phrase: `HTTP 403 AccessDenied`.
+    /// code instead of the reason phrase: `HTTP 403 AccessDenied`, and
+    /// says what the code means where its name does not say what to put
+    /// right (`RequestTimeTooSkewed`: this machine's clock).
     public static func httpStatus(_ status: Int, serviceCode: String? = nil) -> ImageCoreError {
         let transient = transientStatuses.contains(status)
         var error = ImageCoreError(
             .http, "HTTP \(status)\((serviceCode ?? reasonPhrase(status)).map { " \($0)" } ?? "")",
             httpStatus: status, isTransient: transient)
         error.serviceCode = serviceCode
+        if error.blamesTheClock {
+            error.message += " (this machine's clock is further from the server's than it allows: 15 minutes on AWS)"
+        }
         return error
     }
+
+    /// Whether the server refused the request for this machine's clock
+    /// (S3's 403 `RequestTimeTooSkewed`: the signature's time too far from
+    /// its own), not for anything of the URL's or the credentials': the same
+    /// request succeeds once the clock is right, so it is not the URL's
+    /// failure to remember.
+    public var blamesTheClock: Bool { httpStatus == 403 && serviceCode == "RequestTimeTooSkewed" }
 
     /// The HTTP statuses that say "not now" rather than "no".
     static let transientStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]

@@ -46,8 +46,11 @@ extension NetworkFetch {
         }
         if error.kind != .interrupted { statistics.add(.failures) }
         let (remembered, limitValue) = limits.remembers(error, request)
-        // A cache not written (read-only, `--no-store`) remembers nothing.
-        if !error.isTransient && [.http, .image].contains(error.kind) && remembered && writableCache != nil {
+        // A cache not written (read-only, `--no-store`) remembers nothing; nor
+        // is a refusal of this machine's clock the URL's (`blamesTheClock`).
+        if !error.isTransient && [.http, .image].contains(error.kind) && remembered && writableCache != nil
+            && !error.blamesTheClock
+        {
             try? failedURLs.add(
                 key, requestDigest: requestDigest, url: request.url, error: error, limitValue: limitValue)
             // The origin no longer serves what the stale entry holds.
