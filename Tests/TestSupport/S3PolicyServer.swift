@@ -76,11 +76,15 @@ package final class S3PolicyServer: Sendable {
     package var endpoint: String { server.url("") }
 
     /// The environment that gives imgcache this server's credentials (and no others).
-    package var environment: [String: String] {
+    package var environment: [String: String] { Self.environmentFor(endpoint: "") }
+
+    /// The environment that gives imgcache these credentials (and no
+    /// others), with `endpoint` as `AWS_ENDPOINT_URL` (empty: none).
+    package static func environmentFor(endpoint: String) -> [String: String] {
         [
             "AWS_ACCESS_KEY_ID": Self.accessKey, "AWS_SECRET_ACCESS_KEY": Self.secretKey, "AWS_SESSION_TOKEN": "",
             "AWS_REGION": "us-east-1", "AWS_PROFILE": "", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
-            "AWS_CONFIG_FILE": "/nonexistent", "AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_S3": "",
+            "AWS_CONFIG_FILE": "/nonexistent", "AWS_ENDPOINT_URL": endpoint, "AWS_ENDPOINT_URL_S3": "",
         ]
     }
 

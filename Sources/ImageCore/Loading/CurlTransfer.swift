@@ -96,7 +96,7 @@ final class CurlTransfer {
         if !bodyStarted {
             bodyStarted = true
             let status = easy.responseCode
-            if status >= 400 {
+            if ResponseHead.isErrorStatus(status) {
                 // An S3 error document names the cause: read it, up to a
                 // limit. Any other error page is of no use: stop instead of
                 // downloading it.
@@ -203,7 +203,7 @@ final class CurlTransfer {
         let size = kept + (sink?.received ?? 0)
         var outcome: Result<DownloadResponse, ImageCoreError>
         var wrongLength = false
-        if code == CURLE_OK && status >= 400 {
+        if code == CURLE_OK && ResponseHead.isErrorStatus(status) {
             outcome = .failure(head.httpError(status, document: errorDocument ?? []))
         } else if code == CURLE_OK && status == 304 {
             // Not modified: the caller keeps the body it has.

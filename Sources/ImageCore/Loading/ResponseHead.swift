@@ -71,10 +71,27 @@ struct ResponseHead {
     /// The largest error document read.
     static let errorDocumentLimit = 4096
 
-    /// An error status, with the server's Retry-After (seconds or a date)
-    /// and the `<Code>` of its error document, if any.
+    /// Whether a final status is an error: 4xx and 5xx, and a redirect
+    /// libcurl did not follow (a 3xx other than 304 without a `Location`, as
+    /// S3's 301 `PermanentRedirect` for a bucket in another region is): its
+    /// body is no image and no entry, and was taken for one (exit 5, "not a
+    /// supported image (XML/SVG)"; a store "uploaded" to nothing).
+    static func isErrorStatus(_ status: Int) -> Bool {
+        status >= 400 || ((300..<400).contains(status) && status != 304)
+    }
+
+    /// An error status, with the server's Retry-After (seconds or a date),
+    /// the `<Code>` of its error document, if any, and for S3 the region
+    /// the bucket is in (`x-amz-bucket-region`, or the document's
+    /// `<Region>`) when the request went to another.
     func httpError(_ status: Int, document: [UInt8] = []) -> ImageCoreError {
         var error = ImageCoreError.httpStatus(status, serviceCode: Self.serviceCode(in: document))
+        if status == 301 || status == 400,
+            let region = headers["x-amz-bucket-region"].flatMap({ Self.plainWord(Array($0.utf8)) })
+                ?? Self.element("Region", in: document)
+        {
+            error = error.noting("the bucket is in \(region): name that region with |region= or AWS_REGION")
+        }
         if let value = headers["retry-after"] {
             let trimmed = value.trimmingSpaces()
             error.retryAfter = Double(trimmed) ?? HTTPDate.parse(String(trimmed)).map { max(0, $0 - WallClock.now()) }
@@ -85,12 +102,28 @@ struct ResponseHead {
     /// The first `<Code>…</Code>` of an S3 error document, if it is a
     /// plain word (nothing a server could use to forge a message with).
     static func serviceCode(in document: [UInt8]) -> String? {
-        let (open, close) = (Array("<Code>".utf8), Array("</Code>".utf8))
+        element("Code", in: document)
+    }
+
+    /// The first `<name>…</name>` of an S3 error document, if it is a plain
+    /// word (`plainWord`).
+    static func element(_ name: String, in document: [UInt8]) -> String? {
+        let (open, close) = (Array("<\(name)>".utf8), Array("</\(name)>".utf8))
         guard let start = document.indices.first(where: { document[$0...].starts(with: open) }) else { return nil }
-        let code = document[(start + open.count)...].prefix { $0 != UInt8(ascii: "<") }
-        guard document[code.endIndex...].starts(with: close), (1...64).contains(code.count),
-            code.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0 & 0xDF) || $0 == 0x2E })
+        let value = document[(start + open.count)...].prefix { $0 != UInt8(ascii: "<") }
+        guard document[value.endIndex...].starts(with: close) else { return nil }
+        return plainWord(value)
+    }
+
+    /// `bytes` as a string if they are 1 to 64 letters, digits, dots and
+    /// hyphens (an S3 error code, a region): nothing a server could forge
+    /// a message with.
+    static func plainWord(_ bytes: some Collection<UInt8>) -> String? {
+        guard (1...64).contains(bytes.count),
+            bytes.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0 & 0xDF) || $0 == 0x2E || $0 == 0x2D
+            })
         else { return nil }
-        return String(decoding: code, as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

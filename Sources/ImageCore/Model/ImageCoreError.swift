@@ -121,6 +121,11 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     private static func reasonPhrase(_ status: Int) -> String? {
         switch status {
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"

@@ -113,6 +113,17 @@ import Testing
         _ = try await expectFailure(request("/ftp"), kind: .http, using: loader)
     }
 
+    /// A redirect without a `Location` is not followed, and was taken for
+    /// the answer: its body went to the image sniffer ("not a supported
+    /// image", exit 5, remembered as the URL's failure) and a store's PUT so
+    /// answered counted as an upload. It is the HTTP error it says it is.
+    @Test func aRedirectNotFollowedIsAnHTTPError() async throws {
+        server.route(
+            "/gone", .status(301, body: Array("<html>moved</html>".utf8), headers: ["Content-Type": "text/html"]))
+        let error = try await expectFailure(request("/gone"), kind: .http, using: downloader())
+        #expect(error.httpStatus == 301 && error.message == "HTTP 301 Moved Permanently", "\(error.message)")
+    }
+
     @Test func stopsAnHTMLPageAtItsFirstBytes() async throws {
         let page = "<!DOCTYPE html><html>" + String(repeating: "<p>not an image</p>", count: 50_000)
         server.route("/page.jpg", .html(page))
