@@ -66,6 +66,7 @@ OWNERS = {
     "digest": ["Support"],
     "malloc": ["System"],
     "xattr": ["System"],
+    "dirent": ["System"],
 }
 # A C module and the libraries it brings (png.h includes zlib.h).
 C_MODULES = {
@@ -96,6 +97,7 @@ SHIM_CALLS = [
     (re.compile(r"\bimgcache_hiredis_"), "hiredis"),
     (re.compile(r"\bimgcache_(?:sha256|xxh3)"), "digest"),
     (re.compile(r"\bimgcache_limit_"), "malloc"),
+    (re.compile(r"\bimgcache_getdents"), "dirent"),
     (re.compile(r"\b[fl]?(?:get|set|list|remove)xattr\b"), "xattr"),
     (re.compile(r"\bCURL[A-Z]*_"), "curl"),
 ]

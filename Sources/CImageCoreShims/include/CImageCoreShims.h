@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/xattr.h>
 
 #include "imgcache_jpeg.h"
@@ -133,5 +134,13 @@ uint32_t imgcache_crc32_tables(uint32_t crc, const void *data, size_t size);
 /// Caps glibc's heaps (arenas) at `count`; returns 1 on success. The
 /// corresponding C function is `mallopt(M_ARENA_MAX, count)`.
 int imgcache_limit_malloc_arenas(int count);
+
+// Directories (dirent_shims.c).
+
+/// Reads as many of directory `fd`'s records (`struct dirent64`) as fit in
+/// `size` bytes of `buffer`, from its current offset; returns the bytes
+/// filled, 0 at the end, -1 with errno. The corresponding C function is
+/// `getdents64`.
+ssize_t imgcache_getdents64(int fd, void *buffer, size_t size);
 
 #endif

@@ -1,3 +1,5 @@
+internal import CImageCoreShims
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -76,8 +78,8 @@ extension FileName {
     }
 }
 
-/// A file name as `readdir` hands it over, borrowed from the directory
-/// stream: valid only inside the `OpenDirectory.forEachEntry` call that
+/// A file name as `getdents64` hands it over, borrowed from the buffer it
+/// filled: valid only inside the `OpenDirectory.forEachEntry` call that
 /// gives it. A scan tests and stats names in place and copies only those it
 /// keeps (`fileName`): 100 000 copies into arrays, and their releases, were
 /// a quarter of `clean`'s own instructions.
@@ -109,6 +111,8 @@ final class OpenDirectory {
     /// The path it was opened at, for error messages and full paths.
     let path: String
     private let descriptor: Int32
+    /// Whether a pass has moved the descriptor's offset from the start.
+    private var wasRead = false
 
     /// Opens `path`; nil if it is not a directory that can be read.
     init?(_ path: String) {
@@ -137,28 +141,42 @@ final class OpenDirectory {
 
     /// Calls `body` with each regular file's name (and each whose type the
     /// file system does not report), in directory order, borrowed from the
-    /// stream: nothing is allocated per file.
-    /// The corresponding C functions are `fdopendir` and `readdir`.
+    /// buffer the kernel filled: nothing is allocated per file. Records are
+    /// read straight from `getdents64` into one 32 KiB buffer: glibc's
+    /// `readdir` (a lock taken per name) and a `strlen`
+    /// per name were 64 of a 100 000-entry clean's 264 instructions per
+    /// entry (callgrind). A 1 MiB buffer made 16 calls instead of 275 for
+    /// 100 000 names, in the same kernel time: not taken.
+    /// The corresponding C function is `getdents64`.
     func forEachEntry(_ body: (DirectoryEntryName) -> Void) {
-        // fdopendir takes over the descriptor it is given: hand it a copy.
-        let copy = dup(descriptor)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return
-        }
-        defer { closedir(stream) }
-        // glibc sizes each record by its name's length, so the last one in a
-        // buffer can end before `sizeof(dirent)`: read through pointers,
-        // never by copying `entry.pointee`.
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+        // A second pass starts from the directory's beginning again.
+        if wasRead { _ = lseek(descriptor, 0, SEEK_SET) }
+        wasRead = true
+        let size = 32_768
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { buffer.deallocate() }
+        // struct dirent64: d_ino (8 bytes), d_off (8), d_reclen (2),
+        // d_type (1), then the name, NUL-terminated, padded to 8 bytes.
+        let (lengthOffset, typeOffset, nameOffset) = (16, 18, 19)
         let (regular, unknown) = (UInt8(DT_REG), UInt8(DT_UNKNOWN))
-        while let entry = readdir(stream) {
-            let type = (UnsafeRawPointer(entry) + typeOffset).load(as: UInt8.self)
-            guard type == regular || type == unknown else { continue }
-            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: UInt8.self)
-            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-            body(DirectoryEntryName(start: name, count: length))
+        while true {
+            let filled = POSIXFile.retryingInterrupts { imgcache_getdents64(descriptor, buffer, size) }
+            guard filled > 0 else { return }
+            var offset = 0
+            while offset < filled {
+                let record = buffer + offset
+                let length = Int(record.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
+                offset += length
+                let type = record.load(fromByteOffset: typeOffset, as: UInt8.self)
+                guard type == regular || type == unknown else { continue }
+                // The kernel pads a record by at most 7 bytes after the
+                // name's NUL, so the NUL is in the record's last 8 bytes:
+                // looked for there, not from the name's start.
+                let name = (record + nameOffset).assumingMemoryBound(to: UInt8.self)
+                var count = max(0, length - nameOffset - 8)
+                while name[count] != 0 { count += 1 }
+                body(DirectoryEntryName(start: name, count: count))
+            }
         }
     }
 
