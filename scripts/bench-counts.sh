@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Issue 34's rows, in counts a noisy machine cannot blur, run by scripts/bench.sh or alone:
-#   bash scripts/bench-counts.sh PATH/TO/imgcache [ROW...]     (rows: warm thumbnail cold; default all)
+#   bash scripts/bench-counts.sh PATH/TO/imgcache [ROW...]     (rows: warm thumbnail cold clean; default all)
 # Prints markdown table rows on stdout, then GOAL|name|ratio|limit|note lines; progress on stderr.
 # Counts: shared libraries the loader initialises (LD_DEBUG=libs), system calls (strace -f -c),
 # instructions (valgrind --tool=callgrind, on a copy without DWARF: valgrind 3.19 cannot read the
 # Swift toolchain's); times: medians of hyperfine runs, interleaved.
 set -euo pipefail
-IMGCACHE=$(readlink -f "${1:?usage: bench-counts.sh PATH/TO/imgcache [warm|thumbnail|cold]...}")
+IMGCACHE=$(readlink -f "${1:?usage: bench-counts.sh PATH/TO/imgcache [warm|thumbnail|cold|clean]...}")
 shift
-ROWS_WANTED=${*:-warm thumbnail cold}
+ROWS_WANTED=${*:-warm thumbnail cold clean}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 . "$HERE/scripts/lib/corpus.sh"
 . "$HERE/scripts/lib/nginx.sh"
@@ -150,4 +150,32 @@ if wants cold; then
 	echo "GOAL|cold URL file-system calls vs \`curl -Z\`'s + 2 per URL (issue 34)|$(awk -v a="$FS_prefetch" -v b="$FS_curlz" 'BEGIN { printf "%.1f", (a - b) / 1000 }')|2|$FS_prefetch vs $FS_curlz calls for 1000 URLs"
 	echo "GOAL|cold URL instructions vs \`curl -Z\` (issue 34)|$(ratio "$INSV_prefetch" "$INSV_curlz")|1.3|$INSV_prefetch vs $INSV_curlz with memcpy's vector copy; callgrind's raw count $INS_prefetch vs $INS_curlz ($(ratio "$INS_prefetch" "$INS_curlz")×)"
 	echo "GOAL|cold 1000 URLs wall vs \`curl -Z\`, one run each (issue 34)|$(ratio "$WALL_prefetch" "$WALL_curlz")|1.0|$WALL_prefetch s vs $WALL_curlz s"
+fi
+
+# ---- 7c. `clean` of a 100 000-entry cache with nothing expired vs `find -mtime +7 -delete`, per entry
+# (issue 34 part 5; row 7 times it). Both make one getdents64 pass per directory and one newfstatat per
+# entry, so the kernel's work is the same; instructions are the user-space work beside it. CLEAN_ENTRIES
+# sets the size (the cache is made by one prefetch of as many URLs). Row 7's goal (≤ 0.5 × find's time) is
+# bench.sh's; the ratio here is from HF_RUNS_CLEAN (20) runs of each.
+if wants clean; then
+	say "7c. clean vs find: system calls and instructions per entry"
+	N=${CLEAN_ENTRIES:-100000}
+	src=$(find "$CORPUS" -type f -size -200k -name '*.jpg' 2>/dev/null | sort | head -1 || true)
+	[ -n "$src" ] || { convert -size 200x150 plasma:fractal "$W/src.jpg"; src=$W/src.jpg; }
+	cp "$src" "$W/www/img/clean.jpg"
+	seq 1 "$N" | sed "s|^|$u/img/clean.jpg?n=|" > "$W/clean-list.txt"
+	"$IC" prefetch -q -j 16 --cache-dir "$W/c7" "$W/clean-list.txt"
+	rm -rf "$W/c7/stats"
+	clean=("$IC" clean -q --cache-dir "$W/c7" --max-age 7d)
+	find_delete=(find "$W/c7" -mtime +7 -delete)
+	HF_RUNS=${HF_RUNS_CLEAN:-20} medians "${clean[*]}" "${find_delete[*]}"
+	per() { awk -v a="$1" -v n="$N" 'BEGIN { printf "%.2f", a / n }'; }
+	for c in clean find_delete; do
+		declare -n cmd=$c
+		strace -f -c -o "$W/summary.txt" "${cmd[@]}" >/dev/null 2>&1 || true
+		calls() { awk -v s="$1" '$NF == s { print $4 + 0 }' "$W/summary.txt"; }
+		ins=$(instructions "${cmd[@]}")
+		declare -g "INS_$c=$ins"
+		echo "| 7c clean $N entries, nothing expired, per entry | \`$(show "${cmd[*]}")\` | ${MEDIAN[${cmd[*]}]} ms, $(per "$(calls total)") system calls ($(calls newfstatat) newfstatat, $(calls getdents64) getdents64 in all), $(per "$ins") instructions ($ins in all) | $(ratio "${MEDIAN[${cmd[*]}]}" "${MEDIAN[${clean[*]}]}") |"
+	done
 fi

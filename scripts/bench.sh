@@ -389,9 +389,9 @@ ANIM_GOALS=$(grep '^GOAL|' "$WORK/anim.out" || true)
 # djpeg -scale 1/4, a cold prefetch's system calls and instructions per URL against curl -Z: counts
 # beside times (scripts/bench-counts.sh, which also runs alone, row by row: `bash scripts/bench-counts.sh
 # .build/release/imgcache warm`).
-say "17–19. counts: warm hit, thumbnail, cold URLs"
+say "17–19, 7c. counts: warm hit, thumbnail, cold URLs, clean"
 bash "$HERE/scripts/bench-counts.sh" "$IMGCACHE" > "$WORK/counts.out"
-grep -E '^\| (17|18|19) ' "$WORK/counts.out" >> "$ROWS" || true
+grep -E '^\| (7c|17|18|19) ' "$WORK/counts.out" >> "$ROWS" || true
 COUNT_GOALS=$(grep '^GOAL|' "$WORK/counts.out" || true)
 # ---- 20. (issue 33) HEIC decode and thumbnail, placeholders: scripts/bench-heif.sh,
 # which also runs alone (`bash scripts/bench-heif.sh .build/release/imgcache`).
