@@ -28,33 +28,48 @@ final class CurlEasyHandle {
         errorBuffer.deallocate()
     }
 
+    /// The options the last `apply` set beyond the URL and the headers, when
+    /// the next transfer may keep them; nil on a new or reset handle, or after
+    /// a body to send.
+    var keptOptions: TransferOptions?
+    /// The headers `headerList` holds, as the last `setHeaders` was given them.
+    private var listedHeaders: [HTTPHeader] = []
+    /// Whether an option has been set since `curl_easy_init` or the last reset.
+    private var isNew = true
+
     /// Puts every option back to libcurl's default, as a new handle has them,
-    /// and frees the request header list, so that the handle can carry
-    /// another transfer: `apply` and `setCallbacks` then set all that
-    /// transfer needs. Kept by the handle (libcurl's documentation): its
-    /// share, cookies, connection and DNS caches, which the multi handle owns
-    /// for every transfer of ours anyway. Why not a new handle: `curl_easy_init`
-    /// and `curl_easy_cleanup` were about 14 k instructions a URL (callgrind).
-    /// The corresponding C function is `curl_easy_reset`.
-    func reset() {
+    /// and frees the request header list, so that the handle can carry a
+    /// transfer with other `TransferOptions`: `apply` and `setCallbacks` then
+    /// set all that transfer needs. Kept by the handle (libcurl's
+    /// documentation): its share, cookies, connection and DNS caches, which
+    /// the multi handle owns for every transfer of ours anyway. Why not a new
+    /// handle: `curl_easy_init` and `curl_easy_cleanup` were about 14 k
+    /// instructions a URL (callgrind). The corresponding C function is `curl_easy_reset`.
+    func resetUnlessNew() {
+        guard !isNew else { return }
         imgcache_curl_easy_reset(raw)
         imgcache_curl_slist_free_all(headerList)
         headerList = nil
-        errorBuffer.initialize(to: 0)
+        listedHeaders = []
+        keptOptions = nil
+        isNew = true
     }
 
     /// Sets a `long` option. The corresponding C function is `curl_easy_setopt`.
     func set(_ option: CURLoption, _ value: Int) throws {
+        isNew = false
         try check(imgcache_curl_easy_setopt_long(raw, option, value))
     }
 
     /// Sets a string option (libcurl copies it). The corresponding C function is `curl_easy_setopt`.
     func set(_ option: CURLoption, _ value: String) throws {
+        isNew = false
         try check(imgcache_curl_easy_setopt_string(raw, option, value))
     }
 
     /// Sets a pointer option. The corresponding C function is `curl_easy_setopt`.
     func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws {
+        isNew = false
         try check(imgcache_curl_easy_setopt_pointer(raw, option, pointer))
     }
 
@@ -70,20 +85,31 @@ final class CurlEasyHandle {
             })
     }
 
-    /// Sets the request headers. The corresponding C functions are
-    /// `curl_slist_append` and `curl_easy_setopt` with `CURLOPT_HTTPHEADER`.
+    /// Sets the request headers, unless the list holds these already (a
+    /// kept handle's last transfer sent the same). The corresponding C
+    /// functions are `curl_slist_append` and `curl_easy_setopt` with `CURLOPT_HTTPHEADER`.
     func setHeaders(_ headers: [HTTPHeader]) throws {
+        guard headers != listedHeaders || headerList == nil else { return }
+        isNew = false
+        // Unset first: libcurl must not hold the list while it is freed.
+        try check(imgcache_curl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, nil))
+        imgcache_curl_slist_free_all(headerList)
+        headerList = nil
+        listedHeaders = []
         for header in headers {
             headerList = imgcache_curl_slist_append(headerList, "\(header.name): \(header.value)")
         }
         try check(imgcache_curl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList))
+        listedHeaders = headers
     }
 
     /// Routes body bytes and header lines to the callbacks, each given
-    /// `context`, and error messages to the buffer behind `errorDetail`. The
+    /// `context`, and error messages to the buffer behind `errorDetail`
+    /// (emptied, as a handle kept from another transfer may have one). The
     /// corresponding C function is `curl_easy_setopt` with
     /// `CURLOPT_WRITEFUNCTION`, `CURLOPT_HEADERFUNCTION` and `CURLOPT_ERRORBUFFER`.
     func setCallbacks(body: curl_write_callback, header: curl_write_callback, context: UnsafeMutableRawPointer) throws {
+        errorBuffer.initialize(to: 0)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try check(imgcache_curl_easy_setopt_write_callback(raw, body))
         try set(CURLOPT_WRITEDATA, pointer: context)

@@ -1,7 +1,8 @@
 /// Easy handles whose transfers have ended, kept by the loop thread for the
-/// next transfers: `curl_easy_reset` on one costs a fraction of
-/// `curl_easy_init` and `curl_easy_cleanup` (about 14 k instructions a URL
-/// by callgrind, 6 % of a cold URL). At most as many as ran at once (each
+/// next transfers: a kept one costs a fraction of `curl_easy_init` and
+/// `curl_easy_cleanup` (about 14 k instructions a URL by callgrind, 6 % of a
+/// cold URL), and keeps its options for a next transfer with the same
+/// (`CurlEasyHandle.TransferOptions`; `apply` resets it for any other). At most as many as ran at once (each
 /// kept one is taken before a new one is made), so idle handles never
 /// outnumber the download slots. Only the loop thread touches it.
 struct IdleEasyHandles {
@@ -15,18 +16,17 @@ struct IdleEasyHandles {
         self.keeps = keeps
     }
 
-    /// A kept handle, reset; else a new one; nil if libcurl cannot make one.
+    /// A kept handle, with its last transfer's options; else a new one; nil
+    /// if libcurl cannot make one.
     /// The corresponding C function is `curl_easy_init`.
     mutating func take() -> CurlEasyHandle? {
         handles.popLast() ?? CurlEasyHandle()
     }
 
     /// Keeps the handle of a transfer that has finished (out of the multi
-    /// handle, its outcome read), with every option back to its default;
-    /// or lets it go. The corresponding C function is `curl_easy_reset`.
+    /// handle, its outcome read), options and all; or lets it go.
     mutating func put(_ easy: CurlEasyHandle) {
         guard keeps else { return }
-        easy.reset()
         handles.append(easy)
     }
 

@@ -241,4 +241,31 @@ import Testing
         #expect(sent.header("Accept") == AcceptHeader.value)
         #expect(server.requests.map(\.method) == ["DELETE", "GET"])
     }
+
+    /// A kept handle whose next transfer has the same options keeps them
+    /// (`CurlEasyHandle.TransferOptions`) and gets only its URL and headers:
+    /// a header, the credentials or the method of one request must not reach the next.
+    @Test func aKeptHandleSendsOnlyThisRequestsHeadersAndCredentials() async throws {
+        server.route("/a.png", .ok(png, headers: [:]))
+        server.route("/b.png", .ok(png, headers: [:]))
+        server.route("/entry", .status(204, body: []))
+        let loader = try downloader(concurrency: 1)
+        var traced = request("/a.png")
+        traced.headers = [HTTPHeader(name: "X-Trace", value: "42")]
+        var signed = request("/b.png")
+        signed.credentials = "user:secret"
+        var removal = request("/entry")
+        removal.method = "DELETE"
+        removal.expectsImage = false
+        removal.keepsBodyInMemory = true
+        for asked in [traced, request("/b.png"), traced, signed, request("/a.png"), removal, request("/b.png")] {
+            _ = try await loader.download(asked)
+        }
+        let sent = server.requests
+        #expect(sent.map(\.path) == ["/a.png", "/b.png", "/a.png", "/b.png", "/a.png", "/entry", "/b.png"])
+        #expect(sent.map { $0.header("X-Trace") } == ["42", nil, "42", nil, nil, nil, nil])
+        #expect(sent.map { $0.header("Authorization") != nil } == [false, false, false, true, false, false, false])
+        #expect(sent.map(\.method) == ["GET", "GET", "GET", "GET", "GET", "DELETE", "GET"])
+        #expect(sent.allSatisfy { $0.header("Accept") == AcceptHeader.value })
+    }
 }
