@@ -39,9 +39,9 @@ public struct CacheKeyPolicy: Sendable, Equatable {
     /// delimit wherever they stand.
     public func key(for url: String) -> CacheKey {
         var text = url
-        if let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
+        if let hash = text.utf8Index(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
         text = URLNormalization.normalize(text)
-        guard let question = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return CacheKey(text) }
+        guard let question = text.utf8Index(of: UInt8(ascii: "?")) else { return CacheKey(text) }
         let base = String(text[..<question])
         if ignoresQuery { return CacheKey(base) }
         guard !strippedParameters.isEmpty else { return CacheKey(text) }

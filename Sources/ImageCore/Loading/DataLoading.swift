@@ -4,7 +4,9 @@ public struct DownloadResponse: Sendable {
     public var status: Int
     /// The URL after redirects.
     public var effectiveURL: String
-    /// Response headers of the final response, names lowercased.
+    /// The final response's header fields that imgcache reads (validators,
+    /// freshness, Vary, Content-Type, Content-Range, Retry-After:
+    /// `ResponseHead.keptNames`), names lowercased.
     public var headers: [String: String]
     /// The temporary file holding the body; the caller owns it now.
     public var bodyPath: String

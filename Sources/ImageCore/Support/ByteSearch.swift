@@ -15,3 +15,18 @@ extension Array where Element == UInt8 {
         }
     }
 }
+
+extension String {
+    /// The index of the first `byte` of the string's UTF-8, or nil; by
+    /// `memchr` over its contiguous bytes. `utf8.firstIndex(of:)` walked the
+    /// view an index at a time: 1 k instructions for a 40-byte URL, twice a
+    /// cold URL's key.
+    package func utf8Index(of byte: UInt8) -> String.Index? {
+        let offset = utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+        }
+        guard let offset else { return utf8.firstIndex(of: byte) }
+        return offset.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+    }
+}

@@ -24,19 +24,28 @@ struct ResponseHeadTests {
 
     @Test func aStatusLineStartsANewResponse() {
         let head = head([
-            "HTTP/1.1 301 Moved\r\n", "Location: /b\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "Content-Length: 5\r\n",
+            "HTTP/1.1 301 Moved\r\n", "ETag: \"old\"\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "Age: 5\r\n",
         ])
-        #expect(head.headers == ["content-length": "5"])
+        #expect(head.headers == ["age": "5"])
     }
 
     @Test func malformedLinesAreIgnored() {
-        let head = head(["no colon here\r\n", "Bad Name: x\r\n", ": no name\r\n", "Empty:\r\n"])
-        #expect(head.headers == ["empty": ""])
+        let head = head(["no colon here\r\n", "E Tag: x\r\n", ": no name\r\n", "Vary:\r\n"])
+        #expect(head.headers == ["vary": ""])
+    }
+
+    /// Only the fields something reads are kept: each of them, in any case, and nothing else.
+    @Test func onlyTheFieldsReadAreKept() {
+        let kept = ResponseHead.keptNames.map(\.description)
+        let head = head(
+            ["HTTP/1.1 200 OK\r\n", "Server: nginx\r\n", "Content-Length: 5\r\n", "X-Etag: no\r\n", "Etags: no\r\n"]
+                + kept.map { "\($0.uppercased()): \($0)\r\n" })
+        #expect(head.headers == Dictionary(uniqueKeysWithValues: kept.map { ($0, $0) }))
     }
 
     @Test func nonASCIIValuesKeepTheirBytes() {
-        let head = head(["X-Name: caf\u{e9} \u{a0}\r\n"])
-        #expect(head.headers["x-name"] == "caf\u{e9} \u{a0}")
+        let head = head(["ETag: caf\u{e9} \u{a0}\r\n"])
+        #expect(head.headers["etag"] == "caf\u{e9} \u{a0}")
     }
 }
 
@@ -49,5 +58,15 @@ struct ByteSearchTests {
         #expect(bytes.firstIndex(of: 0xFF, from: 5) == nil)
         #expect(bytes.firstIndex(of: 0xFF, from: 99) == nil)
         #expect([UInt8]().firstIndex(of: 0, from: 0) == nil)
+    }
+
+    @Test func findsTheFirstByteOfAString() {
+        let long = "https://example.com/caf\u{e9}/a.png?x=1#top?"
+        #expect(long.utf8Index(of: UInt8(ascii: "?")).map { long[..<$0] } == "https://example.com/caf\u{e9}/a.png")
+        #expect(long.utf8Index(of: UInt8(ascii: "#")).map { long[$0...] } == "#top?")
+        #expect(long.utf8Index(of: UInt8(ascii: "!")) == nil)
+        let small = "a?b"
+        #expect(small.utf8Index(of: UInt8(ascii: "?")).map { small[..<$0] } == "a")
+        #expect("".utf8Index(of: 0) == nil)
     }
 }
