@@ -95,12 +95,18 @@ public final class Downloader: DataLoading {
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let body = try loop.openBodyAhead(for: request)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                loop.enqueue(id: id, request: request, body: body, continuation: continuation)
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    loop.enqueue(id: id, request: request, body: body, continuation: continuation)
+                }
+            } onCancel: {
+                loop.cancel(id: id)
             }
-        } onCancel: {
-            loop.cancel(id: id)
+        } catch let error as ImageCoreError where error.httpStatus == 403 && aws.sendsUnsigned(asked) {
+            // Why: a private bucket's 403 to an unsigned request says nothing
+            // of the cause, which is on this machine.
+            throw error.noting(AWSSettings.unsignedNote)
         }
     }
 

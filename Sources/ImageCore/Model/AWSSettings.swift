@@ -116,10 +116,36 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
             case .none: continue
             }
         }
+        for (fields, place) in [(shared[profile], credentialsPath), (configSection, configPath)] {
+            guard let way = Self.providers.first(where: { fields?[$0] != nil }) else { continue }
+            credentialProblem =
+                "profile \(profile) in \(place) gets its credentials by \(way), which imgcache does not run: "
+                + "give them in the environment (eval \"$(aws configure export-credentials --profile \(profile) "
+                + "--format env)\")"
+            return
+        }
         if value("AWS_PROFILE") != nil, shared[profile] == nil, configSection == nil {
             credentialProblem =
                 "AWS_PROFILE names profile '\(profile)', which neither \(credentialsPath) nor \(configPath) has"
         }
+    }
+
+    /// The fields by which a profile names a way to get credentials other
+    /// than keys (a command, a role to assume, SSO, a web identity), none of
+    /// which imgcache runs: sent unsigned instead, its requests were refused
+    /// as `AccessDenied`, which named none of it.
+    static let providers = [
+        "credential_process", "role_arn", "sso_session", "sso_start_url", "web_identity_token_file",
+    ]
+
+    /// Said of an S3 request refused when sent unsigned (no credentials found).
+    public static let unsignedNote =
+        "sent unsigned: no AWS credentials in the environment, the credentials file or the config file"
+
+    /// Whether `request` (before `signing`) goes to S3 unsigned: an `s3://`
+    /// URL, and no credentials found.
+    public func sendsUnsigned(_ request: DownloadRequest) -> Bool {
+        credentials == nil && S3ObjectURL(request.url) != nil
     }
 
     /// What a profile's fields hold: credentials, half of them (what is

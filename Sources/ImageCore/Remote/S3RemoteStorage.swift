@@ -153,8 +153,9 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
             if let status = error.httpStatus, answers.contains(status) { return (status, nil) }
             if absent, Self.isMissingKey(error, in: request) { return (404, nil) }
             if error.kind == .interrupted { throw error }
+            let unsigned = request.credentials == nil && error.httpStatus == 403 ? " (\(AWSSettings.unsignedNote))" : ""
             var failure = ImageCoreError(
-                .network, "\(configured.maskedURL): \(error.message)", httpStatus: error.httpStatus)
+                .network, "\(configured.maskedURL): \(error.message)\(unsigned)", httpStatus: error.httpStatus)
             failure.serviceCode = error.serviceCode
             failure.transportFault = error.transportFault
             throw failure

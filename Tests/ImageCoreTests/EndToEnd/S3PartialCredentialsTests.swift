@@ -86,4 +86,19 @@ import Testing
         #expect(whole.status == 4, "no such object, asked: \(whole.stderr)")
         #expect(!s3.log.isEmpty)
     }
+
+    /// No credentials at all: the request goes unsigned (a public bucket's
+    /// way), and a private bucket's 403 says that is why.
+    @Test func anUnsignedRefusalSaysNoCredentialsWereFound() throws {
+        let cache = try TemporaryDirectory()
+        let url = "s3://\(s3.bucket)/a.png"
+        let none = keyOnly.merging(["AWS_ACCESS_KEY_ID": "", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]) { $1 }
+        let fetch = try CLI.run(["fetch", "-o", "/dev/null", url], cacheDir: cache.path, environment: none)
+        #expect(fetch.status == 4, "\(fetch.stderr)")
+        #expect(
+            fetch.stderr
+                == "imgcache: \(url): HTTP 403 AccessDenied (sent unsigned: no AWS credentials in the environment, "
+                + "the credentials file or the config file)\n")
+        #expect(s3.log.count == 1)
+    }
 }

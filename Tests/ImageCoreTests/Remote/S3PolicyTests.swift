@@ -159,7 +159,10 @@ struct S3PolicyTests {
             cacheDir: cache.path, stdin: Array((urls.joined(separator: "\n") + "\n").utf8), environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
-            warnings(run) == ["imgcache: remote storage s3://\(s3.bucket): HTTP 403 AccessDenied, skipped"],
+            warnings(run) == [
+                "imgcache: remote storage s3://\(s3.bucket): HTTP 403 AccessDenied (sent unsigned: no AWS credentials "
+                    + "in the environment, the credentials file or the config file), skipped"
+            ],
             "\(run.stderr)")
         #expect(s3.server.requestCount < urls.count, "\(s3.log)")
         #expect(originGets(urls) == urls.count)

@@ -104,6 +104,34 @@ struct S3SettingsTests {
     /// in env"); it fell through to the credentials file's default profile.
     /// Now it signs nothing: a request that needs credentials is refused
     /// (`usage`) before it is sent, and one that needs none goes as before.
+    /// A profile that names a command, a role, SSO or a web identity for
+    /// its credentials (none of which imgcache runs) sent requests unsigned,
+    /// refused as `AccessDenied`; it is a problem that says how to give keys.
+    @Test func aProfileWhoseCredentialsComeFromElsewhereSaysHowToGiveThem() {
+        let files: [String: String] = [
+            "/h/.aws/config": "[profile ops]\nrole_arn = arn:aws:iam::1:role/x\nsource_profile = base\n",
+            "/h/.aws/credentials":
+                "[sso]\nsso_session = corp\n[keys]\naws_access_key_id = A\naws_secret_access_key = S\n",
+        ]
+        let read = { (path: String) in files[path].map { Array($0.utf8) } }
+        let ops = AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "ops"], readFile: read)
+        #expect(ops.credentials == nil)
+        #expect(
+            ops.credentialProblem
+                == "profile ops in /h/.aws/config gets its credentials by role_arn, which imgcache does not run: give "
+                + "them in the environment (eval \"$(aws configure export-credentials --profile ops --format env)\")")
+        let sso = AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "sso"], readFile: read)
+        #expect(
+            sso.credentialProblem?.hasPrefix("profile sso in /h/.aws/credentials gets its credentials by sso_session")
+                == true)
+        #expect(
+            AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "keys"], readFile: read).credentialProblem == nil)
+        #expect(AWSSettings(environment: ["HOME": "/h"], readFile: read).credentialProblem == nil)
+        #expect(
+            ops.sendsUnsigned(DownloadRequest(url: "s3://b/k"))
+                && !ops.sendsUnsigned(DownloadRequest(url: "https://h/k")))
+    }
+
     @Test func halfACredentialPairIsAProblemNotAFallback() throws {
         let file = Array("[default]\naws_access_key_id = AKIDFILE\naws_secret_access_key = file-secret\n".utf8)
         let read = { (_: String) -> [UInt8]? in file }
