@@ -44,8 +44,9 @@ extension URLNormalization {
                 return "no ] after the IPv6 address"
             }
             let address = hostAndPort[(hostAndPort.startIndex + 1)..<close]
-            let allowed = Set("0123456789abcdefABCDEF:.".utf8)
-            guard address.contains(UInt8(ascii: ":")), address.allSatisfy(allowed.contains) else {
+            guard address.contains(UInt8(ascii: ":")),
+                address.allSatisfy({ isHex($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else {
                 return "not an IPv6 address in [ ]"
             }
             let rest = hostAndPort[(close + 1)...]
