@@ -9,11 +9,11 @@ struct ResponseHead {
 
     /// The fields anything reads (`StoredResponse`, `CachePolicy`,
     /// `ResumableBody`, `PartialDownload`, the remote stores' leases, an
-    /// error's Retry-After and error document), in lower case. A field
-    /// read anywhere must be named here, or it never arrives.
+    /// error's Retry-After, error document and S3 bucket region), in lower
+    /// case. A field read anywhere must be named here, or it never arrives.
     static let keptNames: [StaticString] = [
         "age", "cache-control", "content-range", "content-type", "date", "etag", "expires", "last-modified",
-        "retry-after", "vary",
+        "retry-after", "vary", "x-amz-bucket-region",
     ]
     /// `keptNames` as the strings the table is keyed with.
     private static let keptKeys = keptNames.map { $0.description }
