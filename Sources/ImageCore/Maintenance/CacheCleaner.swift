@@ -188,7 +188,7 @@ public struct CacheCleaner: Sendable {
     private func remove(_ items: [CacheInventory.Item], from shard: CacheInventory.Shard, why: (Double) -> String) {
         for item in items {
             events.emit("evicted \(Self.url(of: item, in: shard)) (\(why(item.lastUsed)))")
-            for file in shard.files(of: item) { shard.directory.remove(file) }
+            shard.remove(item)
         }
     }
 

@@ -71,6 +71,14 @@ struct CacheInventory {
             return files
         }
 
+        /// Removes `item`'s files: its record first (once it is gone no
+        /// reader can reach the entry's bytes), then its data file and variants.
+        func remove(_ item: Item) {
+            directory.remove(stem: item.hash.digits, suffix: item.recordIsFile ? ".meta" : "")
+            guard item.data >= 0 || item.variants >= 0 else { return }
+            for file in files(of: item).dropFirst() { directory.remove(file) }
+        }
+
         /// Keeps `name`, followed by the file at `next` (-1: none); returns its place.
         fileprivate mutating func keep(_ name: FileName, before next: Int32 = -1) -> Int32 {
             entryFiles.append((name, next))
@@ -224,7 +232,7 @@ extension CacheInventory.Shard {
 /// loaded straight from the name: a cheap dictionary key for a scan of
 /// 100 000 names.
 struct EntryHash: Hashable, CustomStringConvertible {
-    private let digits: FileName.Stem
+    fileprivate let digits: FileName.Stem
 
     /// The hash a file name starts with; nil unless 64 characters start it and a dot or its end follows.
     init?(_ name: FileName) {
