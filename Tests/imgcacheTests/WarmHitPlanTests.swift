@@ -44,4 +44,30 @@ import Testing
         ]
         for arguments in refused { #expect(WarmHitPlan(arguments: arguments) == nil, "\(arguments)") }
     }
+
+    /// Each option `fetch`'s plan reads, as the warm hit decides it: taken
+    /// (it cannot change a fresh hit's answer) or left to the full path. An
+    /// option added to `FetchPlan.options` fails here until it is put in one
+    /// list, so a warm hit never ignores an option it should have obeyed.
+    @Test func everyOptionThePlanReadsIsDecided() throws {
+        let taken: [String: [String]] = [
+            "--cache-dir": ["/c"], "-q": [], "-v": [], "--no-progress": [], "--no-remote-storage": [],
+            "--offline": [], "-o": ["x"], "--path": [], "--stale-if-error": [], "-k": [], "--retries": ["2"],
+            "--timeout": ["3"], "--connect-timeout": ["3"], "--max-time": ["3"],
+        ]
+        let leftToTheFullPath: [String: [String]] = [
+            "--json": [], "--progress": [], "--placeholder": ["--json"], "--no-store": [], "--output-dir": ["d"],
+            "--decode": ["ppm"], "--frame": ["0", "--decode", "ppm"], "--thumbnail": ["8x8"],
+            "--max-pixels": ["100"], "--encode": ["png"], "--quality": ["80", "--encode", "jpeg"],
+            "--colorspace": ["srgb", "--decode", "ppm"], "--no-orient": ["--decode", "ppm"],
+        ]
+        for option in FetchPlan.options {
+            let name = option.names[0]
+            let decided = taken[name].map { (true, $0) } ?? leftToTheFullPath[name].map { (false, $0) }
+            let (isTaken, rest) = try #require(decided, "\(name): taken by a warm hit, or left to the full path?")
+            let arguments = ["fetch", name] + rest + [url]
+            #expect(FetchPlan(arguments: arguments) != nil, "\(arguments): not a line the plan reads")
+            #expect((WarmHitPlan(arguments: arguments) != nil) == isTaken, "\(arguments)")
+        }
+    }
 }
