@@ -46,8 +46,13 @@ extension HTTPRemoteStorage: RemoteLeasing {
             guard let held = try await readLease(name) else { continue }
             // Ours: an earlier request for it was written, its answer lost (`RemoteCache+Leases.swift`).
             if held.lease?.token == token { return .acquired }
-            let remaining = held.lease?.remaining(now: clock.wallNow()) ?? 0
+            // Judged on this machine's clock too (`LeaseSightings`): a lease not renewed for its duration has run out.
+            let remaining =
+                held.lease.map {
+                    leaseSightings.timeLeft(name, $0, wallNow: clock.wallNow(), now: clock.monotonicNow())
+                } ?? 0
             if remaining > 0 { return .held(remaining: remaining) }
+            leaseSightings.forget(name)
             guard try await free(name, ifStill: held.etag) else {
                 return .held(remaining: nil)  // another waiter took it over first
             }

@@ -16,6 +16,8 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
     let clock: any TimeSource
     /// Whether the server honours `If-None-Match: *` on PUT, as leases need.
     let leaseProbe = ConditionalPutProbe()
+    /// Other machines' leases as this machine has seen them renewed.
+    let leaseSightings = LeaseSightings()
 
     init(_ configured: RemoteStorageURL, network: any DataLoading, clock: any TimeSource = SystemClock()) {
         self.configured = configured

@@ -39,8 +39,13 @@ extension S3RemoteStorage: RemoteLeasing {
                 guard let held = try await readLease(name) else { continue }  // released meanwhile
                 // Ours: an earlier request for it was written, its answer lost (`RemoteCache+Leases.swift`).
                 if held.lease?.token == token { return .acquired }
-                let remaining = held.lease?.remaining(now: clock.wallNow()) ?? 0
+                // Judged on this machine's clock too (`LeaseSightings`): a lease not renewed for its duration has run out.
+                let remaining =
+                    held.lease.map {
+                        leaseSightings.timeLeft(name, $0, wallNow: clock.wallNow(), now: clock.monotonicNow())
+                    } ?? 0
                 if remaining > 0 { return .held(remaining: remaining) }
+                leaseSightings.forget(name)
                 guard let etag = held.etag else { return .held(remaining: nil) }
                 let takeover = try await write(
                     leaseName(name), lease, conditions: [HTTPHeader(name: "If-Match", value: etag)], patient: true)

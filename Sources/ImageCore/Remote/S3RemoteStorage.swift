@@ -31,6 +31,8 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     /// Whether a DELETE was refused (`AccessDenied`: the policy grants no
     /// `s3:DeleteObject`): a lease is then released by writing it run out.
     let deletesRefused = Mutex(false)
+    /// Other machines' leases as this machine has seen them renewed.
+    let leaseSightings = LeaseSightings()
 
     init(
         _ configured: RemoteStorageURL, network: any DataLoading, aws: AWSSettings,

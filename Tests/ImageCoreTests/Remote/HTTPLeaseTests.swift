@@ -74,6 +74,38 @@ struct HTTPLeaseTests {
         #expect(try await theirs.acquireLease(key.hash, token: "theirs", duration: 600) == .acquired)
     }
 
+    /// A dead holder whose wall clock ran ahead wrote an expiry minutes
+    /// away; a waiter took it for a whole lease at every poll. Judged on the
+    /// waiter's own clock too (`LeaseSightings`), a lease not renewed for its
+    /// duration has run out; a renewal starts the count again.
+    @Test func aDeadHolderWhoseClockRanAheadIsTakenOverAfterItsDuration() async throws {
+        let apache = try ApacheProcess()
+        let clock = TestClock()
+        let ahead = TestClock(wall: clock.wallNow() + 300)
+        let store = { (clock: TestClock) in
+            HTTPRemoteStorage(
+                try RemoteStorageURL(parsing: apache.url + "|timeout=5000|connect-timeout=2000"), network: self.network,
+                clock: clock)
+        }
+        let (holder, waiter) = (try store(ahead), try store(clock))
+        #expect(try await holder.acquireLease(key.hash, token: "holder", duration: 6) == .acquired)
+        let held = { () async throws -> Double? in
+            guard case .held(let remaining?) = try await waiter.acquireLease(key.hash, token: "waiter", duration: 6)
+            else { return nil }
+            return remaining
+        }
+        #expect(try await held().map { abs($0 - 6) < 0.001 } == true)
+        clock.advance(by: 4)
+        ahead.advance(by: 4)
+        #expect(try await holder.renewLease(key.hash, token: "holder", duration: 6))
+        #expect(try await held().map { abs($0 - 6) < 0.001 } == true, "renewed: a whole lease again")
+        clock.advance(by: 5.9)
+        #expect(try await held().map { abs($0 - 0.1) < 0.001 } == true, "not renewed for 5.9 s of 6")
+        clock.advance(by: 0.2)
+        #expect(try await waiter.acquireLease(key.hash, token: "waiter", duration: 6) == .acquired)
+        #expect(try await !holder.renewLease(key.hash, token: "holder", duration: 6))
+    }
+
     /// A lease whose holder stopped renewing it is taken over once it runs
     /// out, and by one of the machines that saw it run out, not several.
     @Test func aLeaseThatRanOutGoesToOneWaiter() async throws {

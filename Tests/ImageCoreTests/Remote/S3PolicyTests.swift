@@ -209,6 +209,39 @@ struct S3PolicyTests {
         #expect(try await !a.renewLease("gone", token: "a", duration: 30))
     }
 
+    /// A holder whose wall clock ran ahead (by minutes: S3 still signs
+    /// its requests) writes an expiry minutes away; its lease reads as a
+    /// whole lease left at every poll, so when it died the others waited
+    /// those minutes. A lease not renewed (its token and expiry unchanged)
+    /// for its whole duration on the waiter's own clock has run out
+    /// (`LeaseSightings`); a live holder's renewal starts the count again.
+    @Test func aDeadHolderWhoseClockRanAheadIsTakenOverAfterItsDuration() async throws {
+        let s3 = try S3PolicyServer(policy: .getAndPut)
+        let scratch = try TemporaryDirectory()
+        let loader = try Downloader(configuration: .init(temporaryDirectory: scratch.path))
+        defer { loader.close() }
+        let clock = TestClock()
+        let ahead = TestClock(wall: clock.wallNow() + 300)
+        let (holder, waiter) = (try store(s3, loader, clock: ahead), try store(s3, loader, clock: clock))
+        #expect(try await holder.acquireLease("k", token: "holder", duration: 6) == .acquired)
+        let held = { () async throws -> Double? in
+            guard case .held(let remaining?) = try await waiter.acquireLease("k", token: "waiter", duration: 6)
+            else { return nil }
+            return remaining
+        }
+        #expect(try await held().map { abs($0 - 6) < 0.001 } == true)
+        clock.advance(by: 4)
+        ahead.advance(by: 4)
+        // Renewed: a new version, a whole lease again from now.
+        #expect(try await holder.renewLease("k", token: "holder", duration: 6))
+        #expect(try await held().map { abs($0 - 6) < 0.001 } == true)
+        clock.advance(by: 5.9)
+        #expect(try await held().map { abs($0 - 0.1) < 0.001 } == true, "not renewed for 5.9 s of 6")
+        clock.advance(by: 0.2)
+        #expect(try await waiter.acquireLease("k", token: "waiter", duration: 6) == .acquired)
+        #expect(try await !holder.renewLease("k", token: "holder", duration: 6))
+    }
+
     /// A policy without `s3:GetObject`: every GET is 403 `AccessDenied`, so
     /// every lookup is a miss, and the store holds no leases (the lease
     /// probe cannot find its own object): a lease nobody else can read
