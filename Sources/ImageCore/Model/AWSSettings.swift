@@ -172,15 +172,18 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
 
     /// The sections of an AWS credentials or config file (INI: `[name]`
     /// headers, `key = value` lines with keys lowercased, `#` and `;`
-    /// comments), by name as written between the brackets, trimmed.
+    /// comments), by name as written between the brackets, trimmed. A
+    /// header is a line's `[` to its last `]`, whatever follows (a comment),
+    /// as the AWS CLI's parser (Python's configparser) reads it: a header
+    /// not taken for one put its section's keys into the section above.
     static func sections(_ text: String) -> [String: [String: String]] {
         var sections: [String: [String: String]] = [:]
         var section: String?
         for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             let line = raw.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("["), line.hasSuffix("]") {
-                let name = String(line.dropFirst().dropLast().trimmingSpaces())
+            if line.hasPrefix("["), let close = line.lastIndex(of: "]") {
+                let name = String(line[line.index(after: line.startIndex)..<close].trimmingSpaces())
                 section = name
                 if sections[name] == nil { sections[name] = [:] }
                 continue

@@ -100,6 +100,31 @@ struct S3SettingsTests {
         #expect(moved.region == "eu-west-3")
     }
 
+    /// A section header followed by a comment is still that section's
+    /// header, as the AWS CLI's INI parser reads it (`[name]`, then anything):
+    /// taken for a line of the section above, it began no section, so the
+    /// keys under it replaced that section's own, and the default profile
+    /// signed with the production keys.
+    @Test func aCommentAfterASectionHeaderStartsThatSection() throws {
+        let files: [String: String] = [
+            "/h/.aws/credentials": """
+            [default]
+            aws_access_key_id = AKIDDEFAULT
+            aws_secret_access_key = default-secret
+            [production]   # the live account
+            aws_access_key_id = AKIDPROD
+            aws_secret_access_key = prod-secret
+            """,
+            "/h/.aws/config": "[default]\nregion = ap-south-1\n[profile production] ; eu\nregion = eu-west-3\n",
+        ]
+        let read = { (path: String) in files[path].map { Array($0.utf8) } }
+        let fallback = AWSSettings(environment: ["HOME": "/h"], readFile: read)
+        #expect(fallback.credentials?.accessKeyID == "AKIDDEFAULT" && fallback.region == "ap-south-1")
+        let production = AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "production"], readFile: read)
+        #expect(production.credentialProblem == nil)
+        #expect(production.credentials?.accessKeyID == "AKIDPROD" && production.region == "eu-west-3")
+    }
+
     /// Half a credential pair stops the AWS CLI ("Partial credentials found
     /// in env"); it fell through to the credentials file's default profile.
     /// Now it signs nothing: a request that needs credentials is refused
