@@ -5,8 +5,8 @@ public struct DownloadResponse: Sendable {
     /// The URL after redirects.
     public var effectiveURL: String
     /// The final response's header fields that imgcache reads (validators,
-    /// freshness, Vary, Content-Type, Content-Range, Retry-After:
-    /// `ResponseHead.keptNames`), names lowercased.
+    /// freshness, Vary, Content-Type, Content-Range, Retry-After, S3's
+    /// bucket region: `ResponseHead.keptNames`), names lowercased.
     public var headers: [String: String]
     /// The temporary file holding the body; the caller owns it now.
     public var bodyPath: String

@@ -43,6 +43,15 @@ struct ResponseHeadTests {
         #expect(head.headers == Dictionary(uniqueKeysWithValues: kept.map { ($0, $0) }))
     }
 
+    /// S3's 301 for a bucket in another region names it in a header only
+    /// (its `PermanentRedirect` document has no `<Region>`): `httpError`
+    /// reads it, so it must be kept.
+    @Test func anS3RedirectKeepsTheBucketsRegion() {
+        let head = head(["HTTP/1.1 301 Moved Permanently\r\n", "x-amz-bucket-region: eu-west-1\r\n", "\r\n"])
+        #expect(head.headers["x-amz-bucket-region"] == "eu-west-1")
+        #expect(head.httpError(301).message.contains("the bucket is in eu-west-1"))
+    }
+
     @Test func nonASCIIValuesKeepTheirBytes() {
         let head = head(["ETag: caf\u{e9} \u{a0}\r\n"])
         #expect(head.headers["etag"] == "caf\u{e9} \u{a0}")
