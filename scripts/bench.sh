@@ -512,15 +512,18 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
   `getdents64` pass per directory and one `fstatat` per entry (last use is the file's modification time), and
   with everything expired one `unlink` per entry, which on this disk (mounted with `discard`) costs about a
   millisecond each. `clean` reads its 16 shards on as many threads as there are processors, `find` on one.
-  For 100 000 entries `clean` makes 100 048 `newfstatat` and 296 `getdents64`, `find` 100 081 and 298, and
-  both spend the same system time: perf puts most of it in the kernel's dentry-hash walk and the first touch of each inode (cache misses:
-  `__d_lookup_rcu` 27 %, `security_inode_getattr` 10 %); stat'ing in inode order saved no CPU once its sort
-  was paid. So on 2 cores `clean` cannot go below half of `find`'s system time (0.49 × its time in the
-  session 9 bench), plus
-  what runs on one thread before the shards start: 12.5 M instructions, 10.8 M of them argument parsing (the
-  Swift runtime's first protocol-conformance lookups under swift-argument-parser's reflection). The shards'
-  own work is 26.5 M instructions (`find`: 99 M in all). Below half of `find`'s time on 2 cores would need
-  last use without a `stat` per entry (an index of its own, which every hit would update).
+  For 100 000 entries `clean` makes 100 030 `newfstatat` and 295 `getdents64`, `find` 100 081 and 297 (row 7c),
+  and both spend the same system time, about 2.2 µs per entry: perf puts most of it in the kernel's dentry-hash
+  walk and the first touch of each inode (cache misses: `__d_lookup_rcu` 29 %, `security_inode_getattr` 13 %).
+  Measured and no cheaper in the kernel: stat'ing in inode order, `statx` asking only for the size and
+  modification time, a 1 MiB `getdents64` buffer (16 calls instead of 275). So on 2 cores `clean` cannot go
+  below half of `find`'s system time, plus what runs on one thread before the shards start: 1.6 M
+  instructions (`CleanPlan` reads the line without the argument parser, whose reflection cost 10.5 M). The
+  shards' own work is 172 instructions per entry, `find`'s 991 (row 7c); all expired, 46 M instructions in
+  all against `find -delete`'s 105 M. So with both cores free `clean` takes a little under half of `find`'s
+  time (0.49 × in 20 interleaved rounds, session 13); the ratio moves with what else holds the second core,
+  and on a machine busy compiling `clean` gets one core and takes about `find`'s time. Much below half would
+  need last use without a `stat` per entry (an index of its own, which every hit would update).
 - **JPEG decode vs `djpeg`**: both stream scanlines through the same libjpeg; imgcache also starts the Swift
   runtime, reads the cached file whole and checks its XXH3-128 (rows 5 and 10).
 NOTES
