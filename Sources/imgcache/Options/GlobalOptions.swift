@@ -127,6 +127,9 @@ extension IMGCacheCommand.Clean: GlobalOptionsHelp {
 
 extension IMGCacheCommand.Purge: GlobalOptionsHelp {
     static var quiet: String { "Print nothing unless something fails." }
-    static var verbose: String { "No extra output: purge already prints one line per URL." }
+    static var verbose: String {
+        "With --remote, each request to a store and one line per URL and store on stderr ('imgcache: URL: removed "
+            + "from STORE' or 'was not in STORE'); otherwise no extra output: purge already prints one line per URL."
+    }
     static var json: String { "One JSON record per URL (or one for --all or --failed) on stdout instead of the lines." }
 }

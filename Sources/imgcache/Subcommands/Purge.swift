@@ -23,7 +23,12 @@ extension IMGCacheCommand {
         @Flag(help: "Forget only the failed-URL list (or, with URLs, only their failed records).")
         var failed = false
 
-        @Flag(help: "Also delete the given URLs from the writable remote storages.")
+        @Flag(
+            help: ArgumentHelp(
+                "Also delete the given URLs from the writable remote storages ('removed URL' and 'not cached: URL' "
+                    + "speak of the local cache: "
+                    + "-v or --json says what each store held; a store's failure is one line, 'imgcache: URL: STORE: "
+                    + "cause', and exit 3)."))
         var remote = false
 
         @OptionGroup var key: KeyOptions
