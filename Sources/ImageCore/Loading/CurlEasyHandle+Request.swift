@@ -50,7 +50,9 @@ extension CurlEasyHandle {
         extraHeaders: [HTTPHeader]
     ) throws {
         let options = TransferOptions(request, settings: settings, share: share)
-        if keptOptions != options {
+        // A body to send is not among the options kept: a request with one
+        // sets all, or a handle kept from one without it would send none.
+        if keptOptions != options || request.uploadBody != nil {
             resetUnlessNew()
             try set(options, uploadBody: request.uploadBody)
         }

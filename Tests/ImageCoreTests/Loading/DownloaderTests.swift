@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -267,5 +268,25 @@ import Testing
         #expect(sent.map { $0.header("Authorization") != nil } == [false, false, false, true, false, false, false])
         #expect(sent.map(\.method) == ["GET", "GET", "GET", "GET", "GET", "DELETE", "GET"])
         #expect(sent.allSatisfy { $0.header("Accept") == AcceptHeader.value })
+    }
+
+    /// A body to send is not one of `TransferOptions`: a request with one
+    /// after a request with the same options and none (an empty PUT, then a
+    /// PUT of bytes) must still send its bytes, not the kept handle's nothing.
+    @Test func aKeptHandleSendsTheBodyOfTheNextRequest() async throws {
+        let bodies = Mutex<[[UInt8]]>([])
+        server.route("/entry") { received in
+            bodies.withLock { $0.append(received.body) }
+            return .status(204, body: [])
+        }
+        let loader = try downloader(concurrency: 1)
+        var empty = request("/entry")
+        empty.method = "PUT"
+        empty.expectsImage = false
+        empty.keepsBodyInMemory = true
+        var upload = empty
+        upload.uploadBody = Array("bytes".utf8)
+        for asked in [upload, empty, upload] { _ = try await loader.download(asked) }
+        #expect(bodies.withLock { $0 } == [Array("bytes".utf8), [], Array("bytes".utf8)])
     }
 }
