@@ -36,10 +36,12 @@ enum CodecLibrary: CaseIterable {
     /// the first). Throws `.image` naming `what` ("decode GIF") and the
     /// library, never remembered on the failed list (`isTransient`): installing
     /// the library is the cure, not waiting a day.
-    static func require(_ libraries: [CodecLibrary], to what: String) throws {
+    /// `what` is made only for that error: a verified download asks for
+    /// its format's libraries every time (2 k instructions a URL made it).
+    static func require(_ libraries: [CodecLibrary], to what: @autoclosure () -> String) throws {
         for library in libraries {
             if let missing = library.loadFailure() {
-                throw ImageCoreError(.image, "cannot \(what): \(missing)", isTransient: true)
+                throw ImageCoreError(.image, "cannot \(what()): \(missing)", isTransient: true)
             }
         }
     }
@@ -59,19 +61,24 @@ enum CodecLibrary: CaseIterable {
 
     /// Why the library cannot be loaded, or nil once it is.
     /// The corresponding C functions are `imgcache_<library>_library_load`.
+    /// The message's buffer is on the stack: an array a call was an
+    /// allocation for a library loaded long before.
     private func loadFailure() -> String? {
-        var message = [CChar](repeating: 0, count: 256)
-        let loaded =
-            switch self {
-            case .jpeg: imgcache_jpeg_library_load(&message)
-            case .png: imgcache_png_library_load(&message)
-            case .zlib: imgcache_zlib_library_load(&message)
-            case .gif: imgcache_gif_library_load(&message)
-            case .webp: imgcache_webp_library_load(&message)
-            case .webpDemux: imgcache_webpdemux_library_load(&message)
-            case .webpMux: imgcache_webpmux_library_load(&message)
-            }
-        guard loaded != 0 else { return nil }
-        return Self.text(message)
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            buffer.initialize(repeating: 0)
+            let message = buffer.baseAddress
+            let loaded =
+                switch self {
+                case .jpeg: imgcache_jpeg_library_load(message)
+                case .png: imgcache_png_library_load(message)
+                case .zlib: imgcache_zlib_library_load(message)
+                case .gif: imgcache_gif_library_load(message)
+                case .webp: imgcache_webp_library_load(message)
+                case .webpDemux: imgcache_webpdemux_library_load(message)
+                case .webpMux: imgcache_webpmux_library_load(message)
+                }
+            guard loaded != 0 else { return nil }
+            return Self.text(Array(buffer))
+        }
     }
 }

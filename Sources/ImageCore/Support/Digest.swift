@@ -23,7 +23,11 @@ enum Digest {
     /// The first 64 bits of XXH3-128 of `bytes`, as a number: the same on
     /// every machine and in every run (unlike Swift's seeded `Hasher`).
     static func xxh3Word(_ bytes: [UInt8]) -> UInt64 {
-        xxh3(bytes).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        // The digest on the stack: no array a call.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { digest in
+            bytes.withUnsafeBytes { imgcache_xxh3_128($0.baseAddress, $0.count, digest.baseAddress) }
+            return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        }
     }
 
     /// The 16 bytes of XXH3-128 of `bytes`, big-endian (the canonical form).
