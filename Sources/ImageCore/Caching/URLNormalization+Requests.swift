@@ -12,7 +12,7 @@ extension URLNormalization {
     /// signature covers them). A URL with nothing to encode is returned as it is.
     package static func requestForm(_ url: String) -> String {
         var text = url
-        if let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
+        if let hash = text.utf8Index(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
         let bytes = Array(text.utf8)
         guard let (_, authority) = parts(bytes), bytes[authority.upperBound...].contains(where: needsEncoding) else {
             return text
