@@ -51,7 +51,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
             $IMGCACHE_REMOTE_STORAGE, or --remote-storage URL / --no-remote-storage for one run. URL is \
             http(s)://... (PUT/DELETE, e.g. nginx WebDAV), redis://[user:password@]host[:port][/db] or \
             s3://BUCKET[/PREFIX] (|endpoint=URL, else $AWS_ENDPOINT_URL_S3, else $AWS_ENDPOINT_URL, else \
-            AWS's, path-style on a custom endpoint; |region=R, else $AWS_REGION, else $AWS_DEFAULT_REGION, \
+            the profile's endpoint_url in ~/.aws/config, else AWS's, path-style on a custom endpoint; |region=R, else $AWS_REGION, else $AWS_DEFAULT_REGION, \
             else the profile's region in ~/.aws/config, else us-east-1; credentials from $AWS_ACCESS_KEY_ID, \
             $AWS_SECRET_ACCESS_KEY and $AWS_SESSION_TOKEN, else profile $AWS_PROFILE or default in the \
             shared credentials file ($AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials), else in the config \

@@ -30,7 +30,8 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, Cust
 /// (man page, ENVIRONMENT): the region from `AWS_REGION`, else
 /// `AWS_DEFAULT_REGION`, else the profile's `region` in the config file,
 /// else `us-east-1`; the endpoint from `AWS_ENDPOINT_URL_S3`, else
-/// `AWS_ENDPOINT_URL`, else AWS's own for the region; the credentials from
+/// `AWS_ENDPOINT_URL`, else the profile's `endpoint_url` in the config file,
+/// else AWS's own for the region; the credentials from
 /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`, else
 /// the profile `AWS_PROFILE` (default `default`): section `[NAME]` of the
 /// shared credentials file (`AWS_SHARED_CREDENTIALS_FILE`, default
@@ -84,7 +85,7 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
         case (let key?, let secret?):
             credentials = AWSCredentials(
                 accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
-            if environmentRegion != nil { return }
+            if environmentRegion != nil, endpoint != nil { return }
         case (_?, nil):
             credentialProblem =
                 "partial AWS credentials in the environment: AWS_ACCESS_KEY_ID is set, AWS_SECRET_ACCESS_KEY is not"
@@ -101,6 +102,7 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
         let configSection =
             config[profile == "default" ? "default" : "profile \(profile)"] ?? config["profile \(profile)"]
         if environmentRegion == nil, let named = configSection?["region"], !named.isEmpty { region = named }
+        if endpoint == nil, let named = configSection?["endpoint_url"], !named.isEmpty { endpoint = named }
         guard credentials == nil, credentialProblem == nil else { return }
         let credentialsPath = expand(value("AWS_SHARED_CREDENTIALS_FILE") ?? "~/.aws/credentials")
         let shared = readFile(credentialsPath).map { Self.sections(String(decoding: $0, as: UTF8.self)) } ?? [:]

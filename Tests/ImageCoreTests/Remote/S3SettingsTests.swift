@@ -72,6 +72,7 @@ struct S3SettingsTests {
             region = ap-south-1
             [profile ci]
             region=eu-west-3
+            endpoint_url = http://minio.internal:9000
             aws_access_key_id = AKIDCONFIG
             aws_secret_access_key = config-secret
             [build]
@@ -82,6 +83,17 @@ struct S3SettingsTests {
         let read = { (path: String) in files[path].map { Array($0.utf8) } }
         let ci = AWSSettings(environment: ["HOME": "/h", "AWS_PROFILE": "ci"], readFile: read)
         #expect(ci.region == "eu-west-3" && ci.credentials?.accessKeyID == "AKIDCI" && ci.credentialProblem == nil)
+        // The profile's endpoint_url, as the AWS CLI's, unless a variable names one.
+        #expect(ci.endpoint == "http://minio.internal:9000")
+        let keys = ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S", "AWS_REGION": "r", "AWS_PROFILE": "ci"]
+        #expect(
+            AWSSettings(environment: keys.merging(["HOME": "/h"]) { $1 }, readFile: read).endpoint
+                == "http://minio.internal:9000")
+        #expect(
+            AWSSettings(
+                environment: keys.merging(["HOME": "/h", "AWS_ENDPOINT_URL": "http://e"]) { $1 }, readFile: read
+            )
+            .endpoint == "http://e")
         let configOnly = AWSSettings(
             environment: ["HOME": "/h", "AWS_PROFILE": "ci", "AWS_SHARED_CREDENTIALS_FILE": "/none"], readFile: read)
         #expect(configOnly.credentials == AWSCredentials(accessKeyID: "AKIDCONFIG", secretAccessKey: "config-secret"))
