@@ -35,11 +35,16 @@ struct S3PolicyTests {
         run.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("imgcache: ") }
     }
 
+    /// A prefetch of `urls` through `store`, given patient timeouts: under
+    /// a loaded test run the default second per request timed a store
+    /// request out, and the store was turned off for that instead of for
+    /// what the test shows (the policy's answers, not the store's speed).
     func prefetch(
         _ urls: [String], store: String, _ s3: S3PolicyServer, cache: TemporaryDirectory, _ options: [String] = []
     ) throws -> CLI.Result {
         try CLI.run(
-            ["prefetch"] + options + ["--remote-storage", store, "-"], cacheDir: cache.path,
+            ["prefetch"] + options + ["--remote-storage", store + "|timeout=5000|connect-timeout=2000", "-"],
+            cacheDir: cache.path,
             stdin: Array((urls.joined(separator: "\n") + "\n").utf8), environment: s3.environment)
     }
 
@@ -155,7 +160,10 @@ struct S3PolicyTests {
         let cache = try TemporaryDirectory()
         let environment = s3.environment.merging(["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""]) { $1 }
         let run = try CLI.run(
-            ["prefetch", "-j", "1", "--remote-storage", "s3://\(s3.bucket)|endpoint=\(s3.endpoint)|read-only", "-"],
+            [
+                "prefetch", "-j", "1", "--remote-storage",
+                "s3://\(s3.bucket)|endpoint=\(s3.endpoint)|read-only|timeout=5000", "-",
+            ],
             cacheDir: cache.path, stdin: Array((urls.joined(separator: "\n") + "\n").utf8), environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
