@@ -49,32 +49,47 @@ struct HostSchedule {
     static func host(of url: String) -> Substring {
         // Over the UTF-8 bytes: every delimiter is ASCII. Character-wise
         // (`firstRange(of:)`, `isUppercase`) this took 51 k instructions per
-        // URL of a cold batch, a quarter of curl's whole cost per URL.
-        let bytes = url.utf8
-        var start = bytes.startIndex
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: ":"), bytes[index...].starts(with: "://".utf8) {
-                start = bytes.index(index, offsetBy: 3)
-                break
-            }
-            bytes.formIndex(after: &index)
+        // URL of a cold batch, a quarter of curl's whole cost per URL; over
+        // the view's indices, 1.5 k; as offsets into its contiguous bytes, a fifth of that.
+        let found = url.utf8.withContiguousStorageIfAvailable { bytes in
+            Self.hostBounds(bytes)
         }
-        var end = start
-        var userInfoEnd: String.Index?
-        var ascii = true
-        while end < bytes.endIndex {
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            if byte == UInt8(ascii: "@") { userInfoEnd = end }
-            if byte >= 0x80 { ascii = false }
-            bytes.formIndex(after: &end)
-        }
-        let host = url[(userInfoEnd.map { bytes.index(after: $0) } ?? start)..<end]
+        let bounds = found ?? Array(url.utf8).withUnsafeBufferPointer(Self.hostBounds)
+        let utf8 = url.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: bounds.start)
+        let host = url[start..<utf8.index(utf8.startIndex, offsetBy: bounds.end)]
+        let ascii = bounds.ascii
         let hasUppercase =
             ascii
             ? host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
             : host.contains(where: \.isUppercase)
         return hasUppercase ? Substring(host.lowercased()) : host
+    }
+
+    /// Where `host(of:)`'s host starts and ends in a URL's bytes (after
+    /// "://" and any user info, up to the path, query or fragment), and whether it is ASCII.
+    private static func hostBounds(_ bytes: UnsafeBufferPointer<UInt8>) -> (start: Int, end: Int, ascii: Bool) {
+        var start = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: ":"), bytes.endIndex - index >= 3,
+                bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/")
+            {
+                start = index + 3
+                break
+            }
+            index += 1
+        }
+        var end = start
+        var hostStart = start
+        var ascii = true
+        while end < bytes.endIndex {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { hostStart = end + 1 }
+            if byte >= 0x80 { ascii = false }
+            end += 1
+        }
+        return (hostStart, end, ascii)
     }
 }
