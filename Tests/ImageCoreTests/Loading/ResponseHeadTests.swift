@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ImageCore
@@ -77,5 +78,25 @@ struct ByteSearchTests {
         let small = "a?b"
         #expect(small.utf8Index(of: UInt8(ascii: "?")).map { small[..<$0] } == "a")
         #expect("".utf8Index(of: 0) == nil)
+    }
+
+    /// Every field the library reads by name (`headers["…"]` anywhere in
+    /// Sources/ImageCore) is one `keptNames` keeps: a field read but not
+    /// kept never arrives, in silence (an S3 redirect's region was lost so).
+    @Test func everyFieldTheLibraryReadsIsKept() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/ImageCore")
+        let kept = Set(ResponseHead.keptNames.map(\.description))
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        var read: [String: String] = [:]
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: /headers\["([^"]+)"\]/) { read[String(match.1), default: file] = file }
+        }
+        #expect(read.count >= 10, "the search found too few reads: \(read)")
+        for (name, file) in read.sorted(by: { $0.key < $1.key }) {
+            #expect(kept.contains(name), "\(file) reads \(name), which ResponseHead.keptNames does not keep")
+        }
     }
 }
