@@ -22,6 +22,7 @@
 #endif
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#include <nettle/pbkdf2.h>
 #include <nettle/sha2.h>
 
 #include "CImageCoreShims.h"
@@ -31,6 +32,11 @@ void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]) {
     sha256_init(&context);
     sha256_update(&context, size, data);
     sha256_digest(&context, SHA256_DIGEST_SIZE, digest);
+}
+
+void imgcache_pbkdf2_sha256(const void *secret, size_t secret_size, const void *salt, size_t salt_size,
+                            unsigned iterations, uint8_t digest[32]) {
+    pbkdf2_hmac_sha256(secret_size, secret, iterations, salt_size, salt, SHA256_DIGEST_SIZE, digest);
 }
 
 #if defined(__x86_64__)

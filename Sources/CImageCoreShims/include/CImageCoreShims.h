@@ -112,6 +112,11 @@ void imgcache_png_close(imgcache_png *stream);
 /// Nettle's `sha256_init`, `sha256_update` and `sha256_digest`.
 void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]);
 
+/// Nettle's `pbkdf2_hmac_sha256`: `iterations` rounds of HMAC-SHA256 of
+/// `secret` with `salt`, 32 bytes out.
+void imgcache_pbkdf2_sha256(const void *secret, size_t secret_size, const void *salt, size_t salt_size,
+                            unsigned iterations, uint8_t digest[32]);
+
 /// The XXH3 128-bit hash, in canonical (big-endian) byte order. The
 /// corresponding C functions are `XXH3_128bits` and `XXH128_canonicalFromHash`.
 void imgcache_xxh3_128(const void *data, size_t size, uint8_t digest[16]);

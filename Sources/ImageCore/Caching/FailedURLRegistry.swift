@@ -66,17 +66,40 @@ public struct FailedURLRegistry: Sendable {
     /// contents (`cookies`), the AWS signing (its region), and `sentTo`, the
     /// URL the request goes to when that is not the URL it is keyed by (an
     /// `s3://` URL resolved with the endpoint and region). Nil when it sends
-    /// none of these. Only 64 bits of a SHA-256 are kept, never the values themselves.
+    /// none of these. Only 64 bits of a SHA-256 are kept, never the values
+    /// themselves; and what may hold a secret (headers, credentials, the
+    /// proxy, cookies) enters it stretched (`stretched`), since the digest
+    /// names a file: a plain hash of `user:password` let anyone who could
+    /// list the cache test guesses at the password offline, fast.
     public static func requestDigest(_ request: DownloadRequest, cookies: [UInt8]?, sentTo: String? = nil) -> String? {
-        var parts = request.headers.map { "header \($0.name.lowercased()): \($0.value)" }.sorted()
-        if let credentials = request.credentials { parts.append("user \(credentials)") }
+        var secrets = request.headers.map { "header \($0.name.lowercased()): \($0.value)" }.sorted()
+        if let credentials = request.credentials { secrets.append("user \(credentials)") }
+        if let proxy = request.proxy { secrets.append("proxy \(proxy)") }
+        if let cookies, !cookies.isEmpty { secrets.append("cookies \(Digest.sha256Hex(cookies))") }
+        var parts: [String] = []
         if let signing = request.awsSigV4 { parts.append("aws-sigv4 \(signing)") }
         if let sentTo { parts.append("sent to \(sentTo)") }
-        if let proxy = request.proxy { parts.append("proxy \(proxy)") }
-        if let cookies, !cookies.isEmpty { parts.append("cookies \(Digest.sha256Hex(cookies))") }
+        if !secrets.isEmpty { parts.append("secrets \(stretched(secrets.joined(separator: "\n")))") }
         guard !parts.isEmpty else { return nil }
         return String(Digest.sha256Hex(Array(parts.joined(separator: "\n").utf8)).prefix(16))
     }
+
+    /// Rounds of PBKDF2-HMAC-SHA256 for a request's secrets: about 60 ms,
+    /// paid once a run for each set of them (a run's requests share theirs),
+    /// and as often by anyone testing a guess.
+    static let stretchingRounds: UInt32 = 100_000
+
+    /// `secrets` stretched, remembered for the run by their SHA-256.
+    private static func stretched(_ secrets: String) -> String {
+        let bytes = Array(secrets.utf8)
+        let name = Digest.sha256Hex(bytes)
+        if let known = stretchedSecrets.withLock({ $0[name] }) { return known }
+        let digest = Digest.stretchedHex(bytes, salt: "imgcache failed-URL list", iterations: stretchingRounds)
+        stretchedSecrets.withLock { $0[name] = digest }
+        return digest
+    }
+
+    private static let stretchedSecrets = Mutex<[String: String]>([:])
 
     private func path(_ key: CacheKey, _ requestDigest: String?) -> String {
         directory.failedPath(key.hash) + (requestDigest.map { ".\($0)" } ?? "")

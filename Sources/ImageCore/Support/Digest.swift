@@ -15,6 +15,24 @@ enum Digest {
         return hex(digest)
     }
 
+    /// The hex PBKDF2-HMAC-SHA256 of `secret` with `salt` over `iterations`
+    /// rounds: slow on purpose, so that a digest kept on disk does not let
+    /// a short password be guessed quickly. The corresponding C function is
+    /// `pbkdf2_hmac_sha256`.
+    static func stretchedHex(_ secret: [UInt8], salt: String, iterations: UInt32) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        let salt = Array(salt.utf8)
+        secret.withUnsafeBytes { secret in
+            salt.withUnsafeBytes { salt in
+                digest.withUnsafeMutableBufferPointer {
+                    imgcache_pbkdf2_sha256(
+                        secret.baseAddress, secret.count, salt.baseAddress, salt.count, iterations, $0.baseAddress)
+                }
+            }
+        }
+        return hex(digest)
+    }
+
     /// The hex XXH3-128 of `bytes` (32 digits). The corresponding C function is `XXH3_128bits`.
     static func xxh3Hex(_ bytes: [UInt8]) -> String {
         hex(xxh3(bytes))
