@@ -44,9 +44,11 @@ int imgcache_process_argc(void) { return process_argc; }
 
 char *const *imgcache_process_argv(void) { return process_argv; }
 
-// The runtime's two functions, as stdlib/public/stubs/CommandLine.cpp
-// declares them (Swift's calling convention). A host that runs Swift code
-// (the REPL, a JIT) may name the arguments itself, as there.
+// The runtime's two functions. The standard library calls
+// _swift_stdlib_getUnsafeArgvArgc through @_silgen_name, in Swift's calling
+// convention, which `swiftcall` matches; the runtime defines it in C, whose
+// registers are the same for one pointer in and one out. A host that runs
+// Swift code (the REPL, a JIT) may name the arguments itself, as there.
 static char **override_argv;
 static int override_argc;
 

@@ -84,7 +84,7 @@ public struct FailedURLRegistry: Sendable {
         return String(Digest.sha256Hex(Array(parts.joined(separator: "\n").utf8)).prefix(16))
     }
 
-    /// Rounds of PBKDF2-HMAC-SHA256 for a request's secrets: about 60 ms,
+    /// Rounds of PBKDF2-HMAC-SHA256 for a request's secrets: about 20 ms,
     /// paid once a run for each set of them (a run's requests share theirs),
     /// and as often by anyone testing a guess.
     static let stretchingRounds: UInt32 = 100_000
