@@ -5,7 +5,7 @@ extension CacheEntry {
     init?(parsing bytes: [UInt8]) {
         guard let checkStart = Self.lastLineStart(bytes) else { return nil }
         let body = bytes[..<checkStart]
-        guard bytes[checkStart...].elementsEqual(Array("check \(Self.seal(Array(body)))\n".utf8)) else { return nil }
+        guard bytes[checkStart...].elementsEqual(Self.checkLine(Array(body))) else { return nil }
         var fields = Fields()
         var variants: [Variant] = []
         var sawMagic = false

@@ -93,14 +93,20 @@ extension CacheEntry {
         bytes.starts(with: magicPrefix) && !bytes.starts(with: Array((magic + "\n").utf8))
     }
 
-    /// The check line's value for a record body: 16 hex digits of its XXH3-128.
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// A record's last line for `body`: `check`, the first 16 hex digits of
+    /// its XXH3-128, a newline. Made from the digest's number, as bytes: the
+    /// hex string and its substring were 1.9 k instructions a record, made
+    /// at every store and at every read.
+    static func checkLine(_ body: [UInt8]) -> [UInt8] {
+        var line = checkPrefix
+        Digest.appendHex(of: Digest.xxh3Word(body), to: &line)
+        line.append(newline)
+        return line
+    }
 
+    /// The check line's value for a record body: its 16 hex digits.
     static func seal(_ body: [UInt8]) -> Substring {
-        let hex = Digest.xxh3Hex(body)
-        // Counted in UTF-8: the digits are ASCII, and `prefix(16)` walked
-        // them as grapheme clusters (1 k instructions a record).
-        return hex[..<hex.utf8.index(hex.startIndex, offsetBy: 16)]
+        Substring(decoding: checkLine(body).dropFirst(checkPrefix.count).dropLast(), as: UTF8.self)
     }
 
     /// The record as text: one `name value` line per field, then a line with
@@ -178,14 +184,7 @@ extension CacheEntry {
         for variant in variants {
             add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
         }
-        // `seal(bytes)`'s 16 digits, from its number: the hex string and
-        // its substring were 1.9 k instructions a record.
-        let seal = Digest.xxh3Word(bytes)
-        bytes.append(contentsOf: Self.checkPrefix)
-        for shift in stride(from: 60, through: 0, by: -4) {
-            bytes.append(Self.hexDigits[Int(truncatingIfNeeded: seal >> UInt64(shift) & 0xF)])
-        }
-        bytes.append(Self.newline)
+        bytes.append(contentsOf: Self.checkLine(bytes))
         return bytes
     }
 

@@ -48,6 +48,14 @@ enum Digest {
         }
     }
 
+    /// Appends `word`'s 16 hex digits (most significant first) to `bytes`:
+    /// `xxh3Word`'s as the first 16 of `xxh3Hex`, with no string between.
+    static func appendHex(of word: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) {
+            bytes.append(digits[Int(truncatingIfNeeded: word >> UInt64(shift) & 0xF)])
+        }
+    }
+
     /// The 16 bytes of XXH3-128 of `bytes`, big-endian (the canonical form).
     private static func xxh3(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 16)
