@@ -30,7 +30,7 @@ extension CurlEasyHandle {
             connectTimeout = request.connectTimeout
             maxBytes = request.maxBytes
             allowsInsecureTLS = request.allowsInsecureTLS
-            waitsForMultiplexing = CurlEasyHandle.isHTTPS(request.url)
+            waitsForMultiplexing = URLScheme.starts(request.url, with: "https://")
             credentials = request.credentials
             awsSigV4 = request.awsSigV4
             proxy = request.proxy
@@ -141,27 +141,6 @@ extension CurlEasyHandle {
     /// A request's headers when it adds none: the defaults and `Accept`.
     private static let defaultHeadersWithAccept =
         DownloadRequest.defaultHeaders + [HTTPHeader(name: "Accept", value: AcceptHeader.value)]
-
-    /// Whether `url` starts with `https://`, in any case. Compared as bytes:
-    /// `prefix(8).lowercased()` walked graphemes and made two strings a
-    /// transfer, and a zip over the prefix of `utf8` was 2 k instructions.
-    static func isHTTPS(_ url: String) -> Bool {
-        let https: StaticString = "https://"
-        let answer = url.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.count > 8 else { return false }
-            for index in 0..<8 {
-                let byte = bytes[index]
-                guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == https.utf8Start[index] else {
-                    return false
-                }
-            }
-            return true
-        }
-        if let answer { return answer }
-        let scheme = url.utf8.prefix(8)
-        guard scheme.count == 8, url.utf8.count > 8 else { return false }
-        return zip(scheme, "https://".utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
-    }
 
     /// `x-amz-content-sha256` (the provider's `x-PROVIDER2-content-sha256`):
     /// S3 refuses a signed request without it, and Debian 12's curl 7.88 does not

@@ -8,12 +8,12 @@ import Testing
 @Suite struct HTTPSSchemeTests {
     @Test func httpsInAnyCaseWithSomethingAfterIt() {
         for url in ["https://a", "HTTPS://example.com/x.png", "HtTpS://h/é"] {
-            #expect(CurlEasyHandle.isHTTPS(url), "\(url)")
+            #expect(URLScheme.starts(url, with: "https://"), "\(url)")
         }
         for url in [
             "", "https://", "https:/a", "http://a.png", "httpsx//a", "ftp://host/x", "é://https://", "s3://b/k",
         ] {
-            #expect(!CurlEasyHandle.isHTTPS(url), "\(url)")
+            #expect(!URLScheme.starts(url, with: "https://"), "\(url)")
         }
     }
 }
