@@ -106,7 +106,9 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
         guard credentials == nil, credentialProblem == nil else { return }
         let credentialsPath = expand(value("AWS_SHARED_CREDENTIALS_FILE") ?? "~/.aws/credentials")
         let shared = readFile(credentialsPath).map { Self.sections(String(decoding: $0, as: UTF8.self)) } ?? [:]
-        for (fields, place) in [(shared[profile], credentialsPath), (configSection, configPath)] {
+        // The profile's two places, in the AWS CLI's order.
+        let places = [(shared[profile], credentialsPath), (configSection, configPath)]
+        for (fields, place) in places {
             guard let fields else { continue }
             switch Self.credentials(in: fields) {
             case .found(let found):
@@ -118,7 +120,7 @@ public struct AWSSettings: Sendable, Equatable, CustomReflectable {
             case .none: continue
             }
         }
-        for (fields, place) in [(shared[profile], credentialsPath), (configSection, configPath)] {
+        for (fields, place) in places {
             guard let way = Self.providers.first(where: { fields?[$0] != nil }) else { continue }
             credentialProblem =
                 "profile \(profile) in \(place) gets its credentials by \(way), which imgcache does not run: "
