@@ -72,6 +72,21 @@ struct PipelineFixture {
     }
 
     var counts: [Statistics.Counter: Int] { statistics.snapshot }
+
+    /// Waits until a file written now gets a later modification time than
+    /// one written before the call. An entry's last use is its file's mtime,
+    /// which the kernel takes from its coarse clock (one tick is a few ms):
+    /// entries stored within one tick are equally recent, and a test of the
+    /// order of eviction must store each in a tick of its own.
+    func waitForTheFileClockToTick() throws {
+        let probe = "\(temporary.path)/clock-probe"
+        func modified() throws -> Date {
+            try Data().write(to: URL(fileURLWithPath: probe))
+            return try FileManager.default.attributesOfItem(atPath: probe)[.modificationDate] as! Date
+        }
+        let start = try modified()
+        while try modified() <= start { usleep(1_000) }
+    }
 }
 
 /// A loader answering every download with `answer`'s response, counting

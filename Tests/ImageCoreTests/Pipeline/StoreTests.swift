@@ -53,6 +53,7 @@ import Testing
         let fixture = try PipelineFixture()
         let store = fixture.store(maxSize: 1000)
         for index in 0..<6 {
+            try fixture.waitForTheFileClockToTick()
             let bytes = fixture.png + Array(repeating: UInt8(index), count: 400)
             let downloaded = try fixture.downloaded(bytes, headers: ["cache-control": "max-age=60"])
             let key = CacheKey("\(url)?\(index)")
