@@ -259,14 +259,14 @@ import Testing
     }
 
     @Test func interruptingPrefetchExits130AndLeavesNoTemporaryFiles() throws {
-        // 20 s a body, and a slot for every URL: the slow ones are still
+        // 40 s a body, and a slot for every URL: the slow ones are still
         // arriving when the signal comes, however late a loaded machine lets
         // this test look. (With 5 s bodies and -j 2 the test relied on
         // transfers to one host running one after another; once they ran side
         // by side the run could end first and exit 0, and the loads' tasks
         // queue in no fixed order, so the fast one could wait behind two slow.)
         for index in 0..<4 {
-            server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 1000))
+            server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 500))
         }
         server.route("/fast.png", .ok(image(9)))
         let list = try TemporaryDirectory()
@@ -274,9 +274,11 @@ import Testing
         try Data(urlList(["/fast.png", "/slow0.png", "/slow1.png", "/slow2.png", "/slow3.png"])).write(
             to: URL(fileURLWithPath: listPath))
         let process = try CLI.start(["prefetch", "-j", "5"], cacheDir: cache.path, stdinPath: listPath)
-        // Interrupt once the fast image is stored and the slow ones are mid-transfer.
+        // Interrupt once the fast image is stored and the slow ones are
+        // mid-transfer: waited for as long as a sanitizer's run may need
+        // (20 s was a guess at a loaded machine's start, request and store).
         let fastEntry = StoredRecord(CacheDirectory(root: cache.path), CacheKey(server.url("/fast.png")))
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(waitPatience)
         while ((0..<4).contains { server.requestCount(for: "/slow\($0).png") == 0 } || !fastEntry.exists)
             && Date() < deadline
         {

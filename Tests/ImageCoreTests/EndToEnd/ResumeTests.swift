@@ -42,17 +42,17 @@ import Testing
         #expect(try fetch("--offline", server.url("/big.png")).stdout == large)
     }
 
-    @Test func aProcessKilledDuringASlowBodyLeavesItResumable() throws {
-        // 200 KB at 80 KB/s: the record is written after a second of body.
-        server.route("/slow.png", .trickle(large, bytesPerSecond: 80_000, headers: ["ETag": "\"s1\""]))
+    @Test func aProcessKilledDuringASlowBodyLeavesItResumable() async throws {
+        // 200 KB at 20 KB/s: the record is written after a second of body,
+        // and the body goes on for nine more. The wait is for that record,
+        // not a guessed time: five seconds (the old bound) were the process's
+        // start, its request and a second of body, which a sanitizer's run on
+        // a loaded machine can take; and at 80 KB/s the record lived 1.5 s.
+        server.route("/slow.png", .trickle(large, bytesPerSecond: 20_000, headers: ["ETag": "\"s1\""]))
         let process = try CLI.start(["fetch", server.url("/slow.png")], cacheDir: cache.path, stdinPath: "/dev/null")
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        var waited = 0
-        while !temporaryFiles.contains(where: { $0.hasSuffix(".partial.resume") }) && waited < 50 {
-            usleep(100_000)
-            waited += 1
-        }
-        #expect(temporaryFiles.contains { $0.hasSuffix(".partial.resume") }, "\(temporaryFiles)")
+        let recorded = await waitUntil { temporaryFiles.contains { $0.hasSuffix(".partial.resume") } }
+        #expect(recorded, "\(temporaryFiles)")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         server.route("/slow.png", .ranged(large, etag: "\"s1\""))
