@@ -48,8 +48,11 @@ struct StalledLeaseholderTests {
             ])
         let url = origin.url("/stalled.png")
         let hash = CacheKey(url).hash
-        // A 1.5 s lease renewed every 0.5 s: short, so the test is.
-        let shared = "\(store)|lease=1500"
+        // A 1.5 s lease renewed every 0.5 s: short, so the test is. Patient
+        // store requests (5 s; a lease's get 10 s anyway): the next machine's
+        // upload timed out at the default second (SeaweedFS on a loaded machine
+        // has taken seconds, c102b57) would leave the third nothing to be served.
+        let shared = "\(store)|lease=1500|timeout=5000"
         let work = try TemporaryDirectory()
         let caches = try (0..<3).map { _ in try TemporaryDirectory() }
         let outputs = (0..<2).map { "\(work.path)/out\($0).png" }

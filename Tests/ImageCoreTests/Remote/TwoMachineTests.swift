@@ -10,8 +10,13 @@ import Testing
     static let count = 200
 
     /// Machine A warms the remote from the origin; machine B is served by the
-    /// remote alone, byte for byte.
+    /// remote alone, byte for byte. Each of the 400 store requests must
+    /// succeed, so the store gets patient timeouts (5 s a request, 2 s to
+    /// connect), as the fleet and S3 suites give theirs: at the default second
+    /// (100 ms to connect) one request of a starved sanitizer run timed out is
+    /// an upload or a hit the counts below miss. Sharing is tested, not speed.
     func shareThrough(_ remote: String, origin: NginxOrigin) throws -> (a: TemporaryDirectory, b: TemporaryDirectory) {
+        let remote = remote + "|timeout=5000|connect-timeout=2000"
         let (a, b) = (try TemporaryDirectory(), try TemporaryDirectory())
         let input = Array(origin.urls.joined(separator: "\n").utf8)
         let first = try CLI.run(
