@@ -44,12 +44,23 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let starts = server.requests.map(\.receivedAt).sorted()
         #expect(starts.count == 10)
-        // Never more than 4 starts within a second: the fifth after the
-        // first comes a second later (a little less for timer slack).
+        // Spaced, not sent at once: the fifth start after any comes a second
+        // later. Asserted as more than half of that (`spacedStarts`).
         for index in starts.indices.dropLast(4) {
-            #expect(starts[index + 4] - starts[index] > 0.9, "starts \(starts.map { $0 - starts[0] })")
+            #expect(
+                starts[index + 4] - starts[index] > Self.spacedStarts, "starts \(starts.map { $0 - starts[0] })")
         }
     }
+
+    /// What two requests a second apart under `--rate` are seen to be apart
+    /// at least. The server stamps a request when its thread has read it, and
+    /// a new connection's thread starts late on a loaded machine (a sanitizer's
+    /// run on two cores): the first request's stamp can be late by more than
+    /// the 0.1 s the bound of 0.9 left, while a later one on a kept connection
+    /// is not. Half a second still fails a rate not applied (all at once) or
+    /// applied twice over; the spacing to the millisecond is tested on a time
+    /// the test gives (TransferQueueTests.aHostsScheduleHoldsItsTransfersBack).
+    static let spacedStarts = 0.5
 
     @Test func rateFromTheConfigurationFile() throws {
         try Data("rate = 2/s\n".utf8).write(to: URL(fileURLWithPath: "\(cache.path)/imgcache.conf"))
@@ -57,7 +68,8 @@ import Testing
         let (result, _) = try timedPrefetch([], (0..<3).map { server.url("/\($0).png") })
         #expect(result.status == 0, "\(result.stderr)")
         let starts = server.requests.map(\.receivedAt).sorted()
-        #expect(starts.count == 3 && starts[2] - starts[0] > 0.9, "starts \(starts.map { $0 - starts[0] })")
+        #expect(
+            starts.count == 3 && starts[2] - starts[0] > Self.spacedStarts, "starts \(starts.map { $0 - starts[0] })")
     }
 
     @Test func maxPerHostCapsTheConnections() throws {
