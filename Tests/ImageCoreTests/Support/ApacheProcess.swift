@@ -23,35 +23,36 @@ final class ApacheProcess: @unchecked Sendable {
     private let process: Process
 
     init() throws {
-        port = try LoopbackServices.freePort()
-        work = try TemporaryDirectory()
+        let work = try TemporaryDirectory()
+        self.work = work
         let modules = "/usr/lib/apache2/modules"
         try FileManager.default.createDirectory(atPath: "\(work.path)/dav", withIntermediateDirectories: true)
-        let config = """
-            ServerRoot \(work.path)
-            ServerName 127.0.0.1
-            Listen 127.0.0.1:\(port)
-            PidFile \(work.path)/httpd.pid
-            DefaultRuntimeDir \(work.path)
-            ErrorLog \(work.path)/error.log
-            LogFormat "%>s %m %U" plain
-            CustomLog \(work.path)/access.log plain
-            LoadModule mpm_event_module \(modules)/mod_mpm_event.so
-            LoadModule authz_core_module \(modules)/mod_authz_core.so
-            LoadModule dav_module \(modules)/mod_dav.so
-            LoadModule dav_fs_module \(modules)/mod_dav_fs.so
-            DAVLockDB \(work.path)/davlock
-            KeepAliveTimeout 60
-            MaxKeepAliveRequests 0
-            DocumentRoot \(work.path)/dav
-            <Directory \(work.path)/dav>
-                Dav On
-                Require all granted
-            </Directory>
-            """
-        try config.write(toFile: "\(work.path)/httpd.conf", atomically: true, encoding: .utf8)
-        process = try LoopbackServices.launch(
-            LoopbackServices.apache, ["-X", "-f", "\(work.path)/httpd.conf"], listeningOn: port)
+        (process, port) = try LoopbackServices.startListening { port in
+            let config = """
+                ServerRoot \(work.path)
+                ServerName 127.0.0.1
+                Listen 127.0.0.1:\(port)
+                PidFile \(work.path)/httpd.pid
+                DefaultRuntimeDir \(work.path)
+                ErrorLog \(work.path)/error.log
+                LogFormat "%>s %m %U" plain
+                CustomLog \(work.path)/access.log plain
+                LoadModule mpm_event_module \(modules)/mod_mpm_event.so
+                LoadModule authz_core_module \(modules)/mod_authz_core.so
+                LoadModule dav_module \(modules)/mod_dav.so
+                LoadModule dav_fs_module \(modules)/mod_dav_fs.so
+                DAVLockDB \(work.path)/davlock
+                KeepAliveTimeout 60
+                MaxKeepAliveRequests 0
+                DocumentRoot \(work.path)/dav
+                <Directory \(work.path)/dav>
+                    Dav On
+                    Require all granted
+                </Directory>
+                """
+            try config.write(toFile: "\(work.path)/httpd.conf", atomically: true, encoding: .utf8)
+            return try LoopbackServices.run(LoopbackServices.apache, ["-X", "-f", "\(work.path)/httpd.conf"])
+        }
     }
 
     deinit { stop() }

@@ -24,29 +24,88 @@ enum LoopbackServices {
         return port
     }
 
-    /// Waits until something accepts connections on `port` (at most `seconds`).
+    /// Waits until `process` itself listens on `port` (at most `seconds`).
+    /// A port from `freePort` is free when chosen, not reserved: another
+    /// socket of the test run (a loopback server's, a probe's) can take it
+    /// before the server binds it. The server then exits (Apache, redis,
+    /// weed), or retries its bind for 2.5 s (nginx) while the other socket
+    /// accepts in its place, which a connect alone took for the server.
     static func waitForListener(_ port: Int, _ process: Process, seconds: Double = 10) throws {
         for _ in 0..<Int(seconds * 50) {
-            guard process.isRunning else { throw ServiceError("exited before listening on \(port)") }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            let connected = LoopbackSocket.connect(fd, port: port)
-            close(fd)
-            if connected { return }
+            guard process.isRunning else {
+                throw ServiceError("exited before listening on \(port)", portMayBeTaken: true)
+            }
+            if let listener = listeningSocket(port) {
+                guard socketsHeld(by: process.processIdentifier).contains(listener) else {
+                    throw ServiceError("another socket listens on \(port)", portMayBeTaken: true)
+                }
+                return
+            }
             usleep(20_000)
         }
         throw ServiceError("nothing listens on \(port)")
     }
 
-    /// Starts `executable` with its output discarded, and waits until it
-    /// listens on `port`.
-    static func launch(_ executable: String, _ arguments: [String], listeningOn port: Int) throws -> Process {
+    /// The inode of the TCP socket listening on `port`, if any (`/proc/net/tcp`).
+    static func listeningSocket(_ port: Int) -> String? {
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let local = ":" + String(format: "%04X", port)
+        for line in table.split(separator: "\n").dropFirst() {
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1].hasSuffix(local), fields[3] == "0A" else { continue }
+            return String(fields[9])
+        }
+        return nil
+    }
+
+    /// The inodes of the sockets `pid` holds open.
+    static func socketsHeld(by pid: Int32) -> Set<String> {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(
+            names.compactMap { name in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)"),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                return String(target.dropFirst(8).dropLast())
+            })
+    }
+
+    /// A server's process, and the port it listens on.
+    typealias Started = (process: Process, port: Int)
+
+    /// Starts a server on a free port (`start` writes its configuration
+    /// for the port and runs it) and waits until it listens there; a start
+    /// that does not (its port taken meanwhile, `waitForListener`) is stopped
+    /// and tried again on another port.
+    static func startListening(seconds: Double = 10, _ start: (Int) throws -> Process) throws -> Started {
+        var failure = ServiceError("not started")
+        for _ in 0..<5 {
+            let port = try freePort()
+            let process = try start(port)
+            do {
+                try waitForListener(port, process, seconds: seconds)
+                return (process, port)
+            } catch let error as ServiceError where error.portMayBeTaken {
+                stop(process)
+                failure = error
+            } catch {
+                stop(process)
+                throw error
+            }
+        }
+        throw failure
+    }
+
+    /// Runs `executable` with its output discarded.
+    static func run(_ executable: String, _ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try waitForListener(port, process)
         return process
     }
 
@@ -65,7 +124,12 @@ enum LoopbackServices {
 
     struct ServiceError: Error, CustomStringConvertible {
         var description: String
-        init(_ description: String) { self.description = description }
+        /// Whether a start on another port may succeed (`waitForListener`).
+        var portMayBeTaken = false
+        init(_ description: String, portMayBeTaken: Bool = false) {
+            self.description = description
+            self.portMayBeTaken = portMayBeTaken
+        }
     }
 }
 
@@ -79,36 +143,38 @@ final class NginxProcess: @unchecked Sendable {
     private let process: Process
 
     init(serverBody: String, httpBody: String = "") throws {
-        port = try LoopbackServices.freePort()
-        work = try TemporaryDirectory()
-        let config = """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(work.path)/nginx.pid;
-            error_log \(work.path)/error.log warn;
-            events { worker_connections 1024; }
-            http {
-                log_format plain '$status $request_method $request_uri';
-                access_log \(work.path)/access.log plain;
-                client_body_temp_path \(work.path)/body;
-                proxy_temp_path \(work.path)/proxy;
-                fastcgi_temp_path \(work.path)/fastcgi;
-                uwsgi_temp_path \(work.path)/uwsgi;
-                scgi_temp_path \(work.path)/scgi;
-                types { image/png png; }
-                keepalive_requests 100000;
-                \(httpBody)
-                server {
-                    listen 127.0.0.1:\(port);
-                    \(serverBody)
+        let work = try TemporaryDirectory()
+        self.work = work
+        (process, port) = try LoopbackServices.startListening { port in
+            let config = """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(work.path)/nginx.pid;
+                error_log \(work.path)/error.log warn;
+                events { worker_connections 1024; }
+                http {
+                    log_format plain '$status $request_method $request_uri';
+                    access_log \(work.path)/access.log plain;
+                    client_body_temp_path \(work.path)/body;
+                    proxy_temp_path \(work.path)/proxy;
+                    fastcgi_temp_path \(work.path)/fastcgi;
+                    uwsgi_temp_path \(work.path)/uwsgi;
+                    scgi_temp_path \(work.path)/scgi;
+                    types { image/png png; }
+                    keepalive_requests 100000;
+                    \(httpBody)
+                    server {
+                        listen 127.0.0.1:\(port);
+                        \(serverBody)
+                    }
                 }
-            }
-            """
-        try config.write(toFile: "\(work.path)/nginx.conf", atomically: true, encoding: .utf8)
-        process = try LoopbackServices.launch(
-            LoopbackServices.nginx, ["-c", "\(work.path)/nginx.conf", "-p", work.path, "-e", "\(work.path)/error.log"],
-            listeningOn: port)
+                """
+            try config.write(toFile: "\(work.path)/nginx.conf", atomically: true, encoding: .utf8)
+            return try LoopbackServices.run(
+                LoopbackServices.nginx,
+                ["-c", "\(work.path)/nginx.conf", "-p", work.path, "-e", "\(work.path)/error.log"])
+        }
     }
 
     deinit { stop() }
@@ -160,15 +226,16 @@ final class RedisProcess: @unchecked Sendable {
     private let process: Process
 
     init(password: String? = nil) throws {
-        port = try LoopbackServices.freePort()
-        work = try TemporaryDirectory()
-        process = try LoopbackServices.launch(
-            LoopbackServices.redis,
-            [
-                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", work.path, "--maxmemory-policy", "allkeys-lru",
-            ] + (password.map { ["--requirepass", $0] } ?? []),
-            listeningOn: port)
+        let work = try TemporaryDirectory()
+        self.work = work
+        (process, port) = try LoopbackServices.startListening { port in
+            try LoopbackServices.run(
+                LoopbackServices.redis,
+                [
+                    "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                    "--dir", work.path, "--maxmemory-policy", "allkeys-lru",
+                ] + (password.map { ["--requirepass", $0] } ?? []))
+        }
     }
 
     deinit { stop() }

@@ -42,7 +42,7 @@ final class SeaweedFSProcess: @unchecked Sendable {
     /// Its directory goes with it: a static is never deinitialised, and the
     /// directory (data, logs, sockets) was left in /tmp by every run.
     static let shared: Result<SeaweedFSProcess, any Error> = Result {
-        let server = try SeaweedFSProcess()
+        let server = try started()
         sharedPID = server.process.processIdentifier
         sharedFiles = [server.work.path] + server.grpcSockets
         atexit {
@@ -53,6 +53,19 @@ final class SeaweedFSProcess: @unchecked Sendable {
         }
         return server
     }
+    /// A server, started again on other ports when one of its twelve was
+    /// taken before it bound them (`LoopbackServices.waitForListener`).
+    private static func started() throws -> SeaweedFSProcess {
+        for _ in 0..<4 {
+            do {
+                return try SeaweedFSProcess()
+            } catch let error as LoopbackServices.ServiceError where error.portMayBeTaken {
+                continue
+            }
+        }
+        return try SeaweedFSProcess()
+    }
+
     nonisolated(unsafe) private static var sharedPID: Int32 = 0
     nonisolated(unsafe) private static var sharedFiles: [String] = []
     /// The UNIX sockets weed makes for its gRPC ports in /tmp whatever

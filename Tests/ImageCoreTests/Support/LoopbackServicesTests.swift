@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+    import TestSupport
+#endif
+
+/// The servers the remote suites start (nginx, Apache, redis, SeaweedFS)
+/// on a port `freePort` found free: one that another socket took before the
+/// server bound it must not pass for the server.
+@Suite struct LoopbackServicesTests {
+    /// A process that binds `port` and listens, or, if it cannot, waits
+    /// 30 s without listening (as nginx retries a bind before it gives up).
+    static func listener(on port: Int) throws -> Process {
+        let script = """
+            import socket, sys, time
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", \(port)))
+                s.listen()
+            except OSError:
+                pass
+            time.sleep(30)
+            """
+        return try LoopbackServices.run("/usr/bin/python3", ["-c", script])
+    }
+
+    /// The first start's port is taken by another socket just before the
+    /// server would bind it; that socket accepts connections, so a connect
+    /// succeeded there and the server that never listened was taken for
+    /// started. The start is tried again on another port.
+    @Test func aServerWhosePortWasTakenIsStartedOnAnother() throws {
+        var taken: [Int32] = []
+        defer { taken.forEach { close($0) } }
+        var ports: [Int] = []
+        let (process, port) = try LoopbackServices.startListening { port in
+            ports.append(port)
+            if ports.count == 1 {
+                let thief = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                taken.append(thief)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let bound = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(thief, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                #expect(bound == 0 && listen(thief, 8) == 0)
+            }
+            return try Self.listener(on: port)
+        }
+        defer { LoopbackServices.stop(process) }
+        #expect(ports.count == 2 && port == ports[1], "\(ports), started on \(port)")
+        let listening = try #require(LoopbackServices.listeningSocket(port))
+        #expect(LoopbackServices.socketsHeld(by: process.processIdentifier).contains(listening))
+    }
+}
