@@ -45,8 +45,15 @@ extension IMGCacheCommand {
         if subcommand(in: arguments) == nil, let first = arguments.first, ArgumentNormalizer.isGlobalOption(first) {
             UsageError.exit(subcommand: nil, message: "no subcommand after \(first)")
         }
+        if subcommand(in: arguments) == nil, let first = arguments.first, !first.hasPrefix("-") {
+            let nearest = OptionScan.nearest(to: first, among: subcommandNames)
+            UsageError.exit(
+                subcommand: nil, message: "no subcommand '\(first)'" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
+            )
+        }
+        let parsed = checkedWords(arguments)
         do {
-            var command = try parseSubcommandAlone(arguments) ?? parseAsRoot(arguments)
+            var command = try parseSubcommandAlone(parsed) ?? parseAsRoot(parsed)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -67,6 +74,28 @@ extension IMGCacheCommand {
 }
 
 extension IMGCacheCommand {
+    /// The words to give the parser for a normalized line. An unknown option
+    /// is the first error named, whatever else is wrong (`fetch --bogus`
+    /// without a URL was "missing expected argument", `fetch --thumbail 64x64
+    /// URL` "'64x64' is not an http or https URL"), as git and curl name it;
+    /// and of many URLs only the first is given, the rest held by
+    /// `URLOperands` (the parser is quadratic in them).
+    static func checkedWords(_ arguments: [String]) -> [String] {
+        guard let name = subcommand(in: arguments), let options = SubcommandOptions.options(of: name) else {
+            return arguments
+        }
+        let scan = OptionScan(arguments.dropFirst(), options: options)
+        if let unknown = scan.unknown {
+            let nearest = OptionScan.suggestion(for: unknown, options: options)
+            UsageError.exit(
+                subcommand: name,
+                message: "unknown option '\(unknown)'" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
+        }
+        guard let (words, urls) = URLOperands.split(arguments, scan: scan) else { return arguments }
+        URLOperands.hold(urls)
+        return words
+    }
+
     /// Runs a subcommand read by its plan (`PrefetchPlan`, `FetchPlan`)
     /// rather than by the parser, ending as `runCommandLine` ends a parsed
     /// one: returns after success, exits with the status the run throws,

@@ -186,4 +186,54 @@ extension ArgumentParsingTests {
         #expect(chosen.rendition.colourSpace == .srgb)
         #expect(chosen.rendition.variantName?.hasSuffix(",colorspace=srgb") == true)
     }
+
+    // The line read before the parser (`OptionScan`, `URLOperands`).
+
+    @Test func theScanFindsTheFirstUnknownOptionAndTheOperands() throws {
+        func scan(_ arguments: [String]) throws -> OptionScan {
+            let words = ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames)
+            return OptionScan(words.dropFirst(), options: try #require(SubcommandOptions.options(of: words[0])))
+        }
+        #expect(try scan(["fetch", "--bogus"]).unknown == "--bogus")
+        #expect(try scan(["fetch", "-o", "a", "--bogus=1", "--also-bogus"]).unknown == "--bogus")
+        #expect(try scan(["fetch", "-qx", url]).unknown == "-x")
+        #expect(try scan(["purge", "--all", "-z"]).unknown == "-z")
+        // A value is the option's, whatever it looks like; after `--`, every word is an operand.
+        let line = try scan(["fetch", "-o", "--bogus", "-H", "-x", "--cache-dir=d", url, "--", "--also"])
+        #expect(line.unknown == nil)
+        #expect(line.operands == [6, 8])
+        #expect(try scan(["-q", "fetch", "-ofile", url]).unknown == nil)
+        #expect(try scan(["fetch", "-j6", url]).unknown == "-j")
+        #expect(try scan(["prefetch", "-qj6", "list"]).operands == [4])
+        #expect(
+            OptionScan.suggestion(for: "--thumbail", options: SubcommandOptions.options(of: "fetch")!) == "--thumbnail")
+        #expect(OptionScan.suggestion(for: "--bogus", options: SubcommandOptions.options(of: "fetch")!) == nil)
+        #expect(OptionScan.nearest(to: "fecth", among: IMGCacheCommand.subcommandNames) == "fetch")
+        #expect(OptionScan.nearest(to: "bogus", among: IMGCacheCommand.subcommandNames) == nil)
+    }
+
+    /// swift-argument-parser is quadratic in a repeated positional's values
+    /// (4 000 URLs took 2.7 s): it is given the first URL of a line, however
+    /// many there are, and the command gets them all, in order, through
+    /// `URLOperands` before its own checks. A count, not a time.
+    @Test func theParserIsGivenOneURLOfMany() throws {
+        let urls = (0..<4000).map { "http://127.0.0.1:9/many/\($0).png" }
+        let arguments = ["fetch", "-H", "X: y", urls[0], "-q"] + urls.dropFirst() + ["--", "http://127.0.0.1:9/last"]
+        let words = ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames)
+        let scan = OptionScan(words.dropFirst(), options: try #require(SubcommandOptions.options(of: "fetch")))
+        let (parserWords, held) = try #require(URLOperands.split(words, scan: scan))
+        #expect(parserWords == ["fetch", "-H", "X: y", urls[0], "-q", "--"])
+        #expect(held == urls + ["http://127.0.0.1:9/last"])
+        #expect(URLOperands.split(["fetch", "-q", urls[0]], scan: OptionScan(["-q", urls[0]], options: [])) == nil)
+        URLOperands.hold(held)
+        defer { URLOperands.hold(nil) }
+        let fetch = try #require(try IMGCacheCommand.parseAsRoot(parserWords) as? IMGCacheCommand.Fetch)
+        #expect(fetch.urls == held)
+        #expect(fetch.download.header == ["X: y"])
+        // The checks see every URL: four -o for 4 001 URLs is refused.
+        URLOperands.hold(held)
+        #expect(throws: (any Error).self) {
+            try IMGCacheCommand.parseAsRoot(["fetch", "-o", "a", "-o", "b", urls[0]])
+        }
+    }
 }

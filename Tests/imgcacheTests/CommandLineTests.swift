@@ -42,6 +42,38 @@ import Testing
         #expect(server.requestCount(for: "/a.png") == 0)
     }
 
+    /// An unknown option is the first error named, whatever else is wrong
+    /// with the line: `fetch --bogus` without a URL said "missing expected
+    /// argument '<url> ...'", `--thumbail 64x64 URL` that '64x64' is no URL.
+    @Test func anUnknownOptionIsTheFirstErrorNamed() throws {
+        let url = server.url("/a.png")
+        let lines: [([String], String)] = [
+            (["fetch", "--bogus"], "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')"),
+            (
+                ["fetch", "-o", "out", "--bogus"],
+                "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')"
+            ),
+            (
+                ["fetch", "--thumbail", "64x64", url],
+                "imgcache: fetch: unknown option '--thumbail'; did you mean '--thumbnail'? (see 'imgcache help fetch')"
+            ),
+            (["stat", "--bogus"], "imgcache: stat: unknown option '--bogus' (see 'imgcache help stat')"),
+            (["purge", "--bogus"], "imgcache: purge: unknown option '--bogus' (see 'imgcache help purge')"),
+            (["clean", "-qx"], "imgcache: clean: unknown option '-x' (see 'imgcache help clean')"),
+            (
+                ["prefetch", "--bogus=3", "list"],
+                "imgcache: prefetch: unknown option '--bogus' (see 'imgcache help prefetch')"
+            ),
+            (["fecth", url], "imgcache: no subcommand 'fecth'; did you mean 'fetch'? (see 'imgcache --help')"),
+        ]
+        for (arguments, line) in lines {
+            let result = try CLI.run(arguments, cacheDir: cache.path)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr == line + "\n", "\(arguments)")
+        }
+        #expect(server.requestCount(for: "/a.png") == 0)
+    }
+
     @Test func globalOptionsAndAttachedValuesWorkEndToEnd() throws {
         let other = try TemporaryDirectory()
         let file = "\(other.path)/out.png"

@@ -74,4 +74,20 @@ import Testing
             #expect(clean.contains(Defined(names: Set(option.names), takesValue: option.takesValue)), "\(option.names)")
         }
     }
+
+    /// `SubcommandOptions`, which `OptionScan` reads a line with before the
+    /// parser, names every option of each subcommand and nothing else: a
+    /// missing one would be refused as unknown, an extra one let through.
+    @Test func eachSubcommandsFullTableIsTheParsers() throws {
+        let builtIn = Set(SubcommandOptions.builtIn.map { Defined(names: Set($0.names), takesValue: $0.takesValue) })
+        for command in IMGCacheCommand.configuration.subcommands where command._commandName != "help" {
+            let name = command._commandName
+            let table = try #require(SubcommandOptions.options(of: name))
+            let ours = Set(table.map { Defined(names: Set($0.names), takesValue: $0.takesValue) })
+            #expect(ours.count == table.count, "\(name): an option listed twice")
+            let parsers = Set(try Self.defined(command._dumpHelp()))
+            #expect(ours.subtracting(builtIn) == parsers.subtracting(builtIn), "\(name)")
+        }
+        #expect(SubcommandOptions.options(of: "help") == nil)
+    }
 }

@@ -88,7 +88,8 @@ extension IMGCacheCommand {
         @Argument(help: ArgumentHelp("http, https or s3://BUCKET/KEY URLs.", valueName: "url"))
         var urls: [String]
 
-        func validate() throws {
+        mutating func validate() throws {
+            URLOperands.restore(&urls)
             try plan.validate()
             try download.refuseOptionsWithoutEffect()
         }

@@ -36,7 +36,8 @@ extension IMGCacheCommand {
         @Argument(help: ArgumentHelp("URLs to remove.", valueName: "url"))
         var urls: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            URLOperands.restore(&urls)
             if urls.isEmpty && !all && !failed {
                 throw ValidationError("give URLs, --all or --failed; nothing was removed")
             }

@@ -25,7 +25,8 @@ extension IMGCacheCommand {
         @Argument(help: ArgumentHelp("URLs to look up.", valueName: "url"))
         var urls: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            URLOperands.restore(&urls)
             // A typo is a usage error, not "not cached".
             try validateURLs(urls)
             try refuseOptionsWithoutEffect()
