@@ -16,6 +16,16 @@ import ImageCore
 enum ProcessEntry {
     static func main() {
         if let status = versionStatus() ?? warmHitStatus() { exit(status) }
+        runFullCommandLine()
+    }
+
+    /// Everything that is neither `--version` nor a warm hit. Never inlined:
+    /// inlined, `main` fetched the `Task`'s priority type (`TaskPriority?`)
+    /// before either of them was tried, and the first `Optional` type a
+    /// process builds costs 32 k instructions (the runtime caches every
+    /// prespecialized one; callgrind), a twentieth of `--version`.
+    @inline(never)
+    private static func runFullCommandLine() -> Never {
         SignalTrap.handOverNotedSignals()
         MallocArenas.limit()
         CurlGlobal.prepareProcess()
@@ -40,7 +50,7 @@ enum ProcessEntry {
     /// 8.8 M of the 12.2 M instructions `--version` took through it
     /// (callgrind), twice a warm hit's whole run.
     private static func versionStatus() -> Int32? {
-        guard ProcessArguments.afterName == ["--version"] else { return nil }
+        guard ProcessArguments.isOnly("--version") else { return nil }
         StandardStreams.print(ImageCoreVersion.string)
         OutputFailure.exitIfStdoutFailed(status: 0)
         return 0
