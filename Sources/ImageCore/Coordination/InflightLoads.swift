@@ -1,18 +1,68 @@
+import Synchronization
+
 /// Coalesces identical loads: while one is running for a key, later callers
 /// for the same key wait for its result instead of starting another download.
-actor InflightLoads<Value: Sendable> {
-    private var running: [String: Task<Value, any Error>] = [:]
+///
+/// The first caller runs the work in its own task, and the others wait on
+/// continuations it resumes: no task a key, no hop onto an actor and back
+/// (an actor holding a `Task` a key cost a cold URL about 8 k instructions,
+/// most of them the task's creation, its allocator's slabs and its
+/// completion). So cancelling the first caller's task cancels the shared
+/// work, for every caller waiting on it.
+///
+/// Thread safety: `run` may be called from any task, concurrently; the map
+/// of running keys is behind a lock, never held while work runs or a
+/// waiter is resumed.
+final class InflightLoads<Value: Sendable>: Sendable {
+    /// A caller waiting for another's run: resumed with its value, or with
+    /// nil when that run ended before the caller could join it.
+    private typealias Waiter = CheckedContinuation<Value?, any Error>
+    /// Each key being run, with the callers waiting for its result.
+    private let running = Mutex<[String: [Waiter]]>([:])
 
     /// Runs `work` for `key`, or joins the run already in progress. Returns the
     /// value and whether this caller joined an existing run.
-    func run(_ key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> (Value, joined: Bool)
-    {
-        if let task = running[key] {
-            return (try await task.value, true)
+    func run(_ key: String, _ work: () async throws -> Value) async throws -> (Value, joined: Bool) {
+        while true {
+            let first = running.withLock { running in
+                if running[key] != nil { return false }
+                running[key] = []
+                return true
+            }
+            if first { return (try await runFirst(key, work), false) }
+            if let value = try await join(key) { return (value, true) }
+            // The run ended between the look and the joining: look again.
         }
-        let task = Task { try await work() }
-        running[key] = task
-        defer { running[key] = nil }
-        return (try await task.value, false)
+    }
+
+    /// Runs `work` as the key's first caller, then hands its outcome to
+    /// every caller that joined meanwhile.
+    private func runFirst(_ key: String, _ work: () async throws -> Value) async throws -> Value {
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(try await work())
+        } catch {
+            outcome = .failure(error)
+        }
+        let waiters = running.withLock { $0.removeValue(forKey: key) } ?? []
+        for waiter in waiters { waiter.resume(with: outcome.map { $0 }) }
+        return try outcome.get()
+    }
+
+    /// How many callers wait for the run of `key` (tests wait for a count).
+    func waiting(for key: String) -> Int {
+        running.withLock { $0[key]?.count ?? 0 }
+    }
+
+    /// Waits for the run of `key` in progress; nil if there is none any more.
+    private func join(_ key: String) async throws -> Value? {
+        try await withCheckedThrowingContinuation { (waiter: Waiter) in
+            let joined = running.withLock { running in
+                guard running[key] != nil else { return false }
+                running[key, default: []].append(waiter)
+                return true
+            }
+            if !joined { waiter.resume(returning: nil) }
+        }
     }
 }
