@@ -61,10 +61,12 @@ final class CurlEasyHandle {
         try check(imgcache_curl_easy_setopt_long(raw, option, value))
     }
 
-    /// Sets a string option (libcurl copies it). The corresponding C function is `curl_easy_setopt`.
+    /// Sets a string option (libcurl copies it), as the bytes it stands for
+    /// (`withPlatformString`: a `--cookie-jar` path or a `-u` password in
+    /// Latin-1 as typed). The corresponding C function is `curl_easy_setopt`.
     func set(_ option: CURLoption, _ value: String) throws {
         isNew = false
-        try check(imgcache_curl_easy_setopt_string(raw, option, value))
+        try check(value.withPlatformString { imgcache_curl_easy_setopt_string(raw, option, $0) })
     }
 
     /// Sets a pointer option. The corresponding C function is `curl_easy_setopt`.

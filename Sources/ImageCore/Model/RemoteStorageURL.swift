@@ -138,11 +138,11 @@ public struct RemoteStorageURL: Sendable, Equatable, CustomStringConvertible, Cu
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             var name = Substring(item)
             var weight = 1.0
-            if item.hasSuffix(")"), let open = item.firstIndex(of: "(") {
-                guard let parsed = Double(item[item.index(after: open)..<item.index(before: item.endIndex)]),
+            if item.hasSuffix(")"), let parenthesis = item.firstIndex(of: "(") {
+                guard let parsed = Double(item[item.index(after: parenthesis)..<item.index(before: item.endIndex)]),
                     parsed > 0, parsed.isFinite
                 else { return nil }
-                (name, weight) = (item[..<open], parsed)
+                (name, weight) = (item[..<parenthesis], parsed)
             }
             guard !name.isEmpty, !name.contains(where: { "()*/@ ".contains($0) }),
                 !shards.contains(where: { $0.name == name })

@@ -157,10 +157,10 @@ package enum POSIXFile {
     /// creates the target's directory if it is missing (a shard removed by
     /// `purge`) and tries once more.
     static func rename(_ from: String, to: String, creatingDirectory: Bool = false) throws {
-        if Glibc.rename(from, to) == 0 { return }
+        if ImageCore.rename(from, to) == 0 { return }
         if creatingDirectory && errno == ENOENT && access(from, F_OK) == 0 {
             try makeDirectories(String(to[..<(to.lastIndex(of: "/") ?? to.endIndex)]))
-            if Glibc.rename(from, to) == 0 { return }
+            if ImageCore.rename(from, to) == 0 { return }
         }
         let code = errno
         unlink(from)

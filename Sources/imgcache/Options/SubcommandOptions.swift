@@ -171,10 +171,11 @@ enum URLOperands {
     }
 
     /// Puts the held URLs in place of those the parser read, when it read
-    /// the first of them alone.
+    /// the first of them alone; then each byte of a URL that is not UTF-8
+    /// as `%XX` (`percentEncodingRawBytes`, as `FetchPlan` reads them).
     static func restore(_ urls: inout [String]) {
-        guard urls.count == 1, let all = held.withLock({ $0 }), all.first == urls[0] else { return }
-        urls = all
+        if urls.count == 1, let all = held.withLock({ $0 }), all.first == urls[0] { urls = all }
+        urls = urls.map(\.percentEncodingRawBytes)
     }
 
     /// `arguments` (normalized, starting with the subcommand) with every

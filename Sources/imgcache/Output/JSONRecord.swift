@@ -54,7 +54,9 @@ struct JSONRecord {
         // whole. Appending them a scalar at a time was most of a warm
         // prefetch's time per URL (perf), and made `--placeholder`'s three
         // extra fields cost a third more.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !string.utf8.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xF4
+        }) {
             return "\"" + string + "\""
         }
         var out = "\""
@@ -68,6 +70,11 @@ struct JSONRecord {
             case _ where scalar.value < 0x20:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case _ where String.rawByte(scalar) != nil:
+                // A path's byte that is not UTF-8 (`String(platformBytes:)`):
+                // a lone surrogate, U+DC80 to U+DCFF, as Python's json writes
+                // a `surrogateescape`d file name (os.fsencode gives the bytes back).
+                out += "\\udc" + String(String.rawByte(scalar)!, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }

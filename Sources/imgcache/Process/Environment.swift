@@ -4,15 +4,16 @@ import ImageCore
     import Glibc
 #endif
 
-/// The process environment, read without Foundation. For the command line
-/// (package access).
+/// The process environment, read without Foundation, each byte that is not
+/// UTF-8 kept (`String(platformBytes:)`: `IMGCACHE_DIR`, `HOME` and the
+/// working directory are paths). For the command line (package access).
 enum Environment {
     /// All environment variables.
     static var variables: [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
-            let text = String(cString: entry)
+            let text = String(platformCString: entry)
             if let equals = text.firstIndex(of: "=") {
                 result[String(text[..<equals])] = String(text[text.index(after: equals)...])
             }
@@ -26,7 +27,7 @@ enum Environment {
     /// kind costs a search of the binary's protocol conformances, 0.57 M
     /// instructions, more than a third of a warm hit's (callgrind).
     static func value(of name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
+        getenv(name).map { String(platformCString: $0) }
     }
 
     /// `path` made absolute against the working directory.
@@ -34,7 +35,7 @@ enum Environment {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let cwd = String(platformBytes: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
         return cwd == "/" ? "/\(path)" : "\(cwd)/\(path)"
     }
 }

@@ -29,7 +29,7 @@ struct LineReader: AsyncSequence {
     /// Opens the file at `path` for reading; a failure is a `.failure`
     /// error, "PATH: reason". The corresponding C function is `open`.
     init(opening path: String) throws {
-        let fd = POSIXFile.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
+        let fd = path.withPlatformString { path in POSIXFile.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) } }
         guard fd >= 0 else { throw ImageCoreError(.failure, "\(path): \(systemErrorMessage(errno))") }
         (self.fd, self.name) = (fd, path)
     }
@@ -47,12 +47,12 @@ struct LineReader: AsyncSequence {
             while true {
                 if let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: start) {
                     defer { start = newline + 1 }
-                    return String(decoding: buffer[start..<newline], as: UTF8.self)
+                    return Self.line(buffer[start..<newline])
                 }
                 if finished {
                     guard start < buffer.count else { return nil }
                     defer { start = buffer.count }
-                    return String(decoding: buffer[start...], as: UTF8.self)
+                    return Self.line(buffer[start...])
                 }
                 let chunk: [UInt8]
                 switch await Self.read(fd) {
@@ -64,6 +64,12 @@ struct LineReader: AsyncSequence {
                 start = 0
                 if chunk.isEmpty { finished = true } else { buffer += chunk }
             }
+        }
+
+        /// A line of the list: a URL, each byte that is not UTF-8 as `%XX`
+        /// (as on the command line: `percentEncodingRawBytes`), not U+FFFD.
+        private static func line(_ bytes: ArraySlice<UInt8>) -> String {
+            String(platformBytes: bytes).percentEncodingRawBytes
         }
 
         /// The next chunk (empty at the end), or the errno of a failed read.

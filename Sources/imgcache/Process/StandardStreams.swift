@@ -50,12 +50,17 @@ enum StandardStreams {
         _exit(128 + SIGPIPE)
     }
 
-    /// Writes a line to stdout.
+    /// Writes a line to stdout: a path in it as its bytes (`platformBytes`),
+    /// so that `--path` and `--output-dir`'s lines name the file as it is.
     static func print(_ line: String) {
         // The string's own bytes, not an `Array` of them: for `--version` that
         // would be the first array the process makes, and its storage type
         // costs 26 k instructions on first use (callgrind).
         var text = line + "\n"
+        if text.mayHoldRawBytes {
+            write(text.platformBytes)
+            return
+        }
         _ = text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
@@ -64,9 +69,11 @@ enum StandardStreams {
         writeError(line + "\n")
     }
 
-    /// Writes text to stderr without a newline (progress drawing).
+    /// Writes text to stderr without a newline (progress drawing): a byte
+    /// of a path that is not UTF-8 as `\xE9` (`escapingRawBytes`), for a
+    /// person to read.
     static func writeError(_ text: String) {
-        _ = lock.withLock { _ in Array(text.utf8).withUnsafeBytes { POSIXFile.writeAll(2, $0) } }
+        _ = lock.withLock { _ in Array(text.escapingRawBytes.utf8).withUnsafeBytes { POSIXFile.writeAll(2, $0) } }
     }
 
     /// Whether the file descriptor is a terminal. The corresponding C function is `isatty`.

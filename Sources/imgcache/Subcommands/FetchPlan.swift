@@ -99,7 +99,7 @@ struct FetchPlan: Equatable {
         (self.timeout, self.connectTimeout, self.maxTime) = (timeout, connectTimeout, maxTime)
         thumbnail = line.values[14]
         (noOrient, path) = (line.has(19), line.has(20))
-        urls = line.operands
+        urls = line.operands.map(\.percentEncodingRawBytes)
         // What the parser refuses: no URL, and what `validate()` of the
         // command and of its global options refuse.
         guard !urls.isEmpty, cacheDirectory?.isEmpty != true, !(quiet && verbose), !(quiet && progress == true),
