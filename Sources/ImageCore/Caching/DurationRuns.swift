@@ -33,12 +33,22 @@ enum DurationRuns {
         // A remote store's record is read too: its frame count is not trusted with memory.
         guard frames <= 1 << 20 else { return nil }
         var durations: [Int] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let pieces = part.split(separator: "*", omittingEmptySubsequences: false)
-            guard pieces.count <= 2, let value = Int(pieces[0]), value >= 0 else { return nil }
-            let count = pieces.count == 2 ? Int(pieces[1]) : 1
+        // Each `VALUE` or `VALUE*COUNT` between commas, as slices of the
+        // text: `split` made an array of substrings per part, half of reading
+        // an animation's record on a warm hit (33 k instructions, callgrind).
+        var rest = Substring(text)
+        while true {
+            let comma = rest.firstIndex(of: ",")
+            let part = rest[..<(comma ?? rest.endIndex)]
+            let star = part.firstIndex(of: "*")
+            let countText = star.map { part[part.index(after: $0)...] }
+            guard countText?.contains("*") != true, let value = Int(part[..<(star ?? part.endIndex)]), value >= 0
+            else { return nil }
+            let count = countText.map { Int($0) } ?? 1
             guard let count, count > 0, count <= frames - durations.count else { return nil }
             durations.append(contentsOf: repeatElement(value, count: count))
+            guard let comma else { break }
+            rest = rest[rest.index(after: comma)...]
         }
         return durations.count == frames ? durations : nil
     }

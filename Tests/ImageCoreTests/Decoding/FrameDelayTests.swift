@@ -147,6 +147,11 @@ struct FrameDelayTests {
         #expect(DurationRuns.durations("-1", frames: 1) == nil)
         #expect(DurationRuns.durations("1*1*1", frames: 1) == nil)
         #expect(DurationRuns.durations("5*9999999999999", frames: 1 << 30) == nil)
+        for malformed in ["", "5,", ",5", "5*", "*5", "5,,5", "x", "5*x"] {
+            #expect(DurationRuns.durations(malformed, frames: 2) == nil, "\(malformed)")
+        }
+        #expect(DurationRuns.durations("7", frames: 1) == [7])
+        #expect(DurationRuns.durations("+7*2", frames: 2) == [7, 7])
         // Too long to keep: 200 different delays.
         #expect(DurationRuns.text(Array(1000..<1200)) == nil)
         var entry = CacheEntry(
