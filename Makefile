@@ -46,7 +46,13 @@ NO_EXPORT_FLAGS = -Xlinker --no-export-dynamic
 # stripped binary grows 0.2 %): a warm hit 1.13 -> 1.02 M, `--version`
 # 0.66 -> 0.64 M.
 DIRECT_METADATA_FLAGS = -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-RELEASE_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath $(STATIC_CXX_FLAGS) $(RELR_FLAGS) $(NO_EXPORT_FLAGS) $(DIRECT_METADATA_FLAGS))
+# The unwinder (for the static C++ runtime and Swift's backtraces) comes from
+# libgcc_eh.a rather than libgcc_s.so: one shared library fewer to open, map,
+# relocate and check at every start (`--version` 74 -> 65 system calls,
+# 0.58 -> 0.56 M instructions, 264 -> 253 minor faults). Codecs loaded later
+# that need libgcc_s.so (libjxl's C++) still load it themselves.
+STATIC_GCC_FLAGS = -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
+RELEASE_FLAGS = $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath $(STATIC_CXX_FLAGS) $(RELR_FLAGS) $(NO_EXPORT_FLAGS) $(DIRECT_METADATA_FLAGS) $(STATIC_GCC_FLAGS))
 BUILD_DIR = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Build dependencies (C libraries) and the reference tools the tests compare against.
