@@ -109,10 +109,10 @@ public final class Statistics: Sendable {
                 }
             }
         }
-        // Rewritten in place under the lock: a crash mid-write can tear this
-        // shard, which the parser tolerates (a lost shard, never a crash).
-        file.truncate()
-        try file.write(shard)
+        // Rewritten in place under the lock, over the old text (counts only
+        // grow, so it is seldom cut): a power loss mid-write can tear this
+        // shard, which the parser tolerates (counts off, never a crash).
+        try file.overwrite(with: shard, size: text.count)
     }
 
     /// Appends a shard's line, `COUNTER N` or `COUNTER STORAGE N`.

@@ -75,6 +75,18 @@ final class OpenFile {
         _ = lseek(descriptor, 0, SEEK_SET)
     }
 
+    /// Writes `bytes` over the file from its start, and cuts the file to
+    /// their length only if they are shorter than the `size` it had. Why:
+    /// emptying a file first frees its block, and on ext4 mounted with
+    /// `discard` that `ftruncate` to 0 took 0.2-6 ms, more than the rest of a
+    /// warm hit. The corresponding C functions are `lseek`, `write` and
+    /// `ftruncate`.
+    func overwrite(with bytes: [UInt8], size: Int) throws {
+        _ = lseek(descriptor, 0, SEEK_SET)
+        try write(bytes)
+        if bytes.count < size { _ = ftruncate(descriptor, off_t(bytes.count)) }
+    }
+
     /// The file's size and its number of names (0 once it was removed).
     /// The corresponding C function is `fstat`.
     func sizeAndLinks() -> (size: Int, links: Int)? {

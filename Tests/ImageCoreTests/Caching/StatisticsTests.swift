@@ -53,4 +53,24 @@ import Testing
             Statistics.storageTotals(in: directory) == ["redis://a": [.remoteHits: 5], "redis://b": [.remoteHits: 4]])
         #expect(Statistics.totals(in: directory)[.remoteHits] == 2)
     }
+
+    /// A flush writes over the shard's old text rather than emptying it first,
+    /// so a shorter new text (junk dropped) must leave none of the old behind.
+    @Test func aShorterShardLeavesNoOldTextBehind() throws {
+        let temporary = try TemporaryDirectory()
+        let directory = CacheDirectory(root: temporary.path)
+        try FileManager.default.createDirectory(atPath: directory.stats, withIntermediateDirectories: true)
+        let shard = "\(directory.stats)/\(Int(getpid()) % 16)"
+        try Data(("disk-hits 5\n" + String(repeating: "junk ", count: 200) + "\n").utf8)
+            .write(to: URL(fileURLWithPath: shard))
+
+        let statistics = Statistics()
+        statistics.add(.misses)
+        try statistics.flush(to: directory)
+
+        let expected = Statistics.Counter.allCases.map { counter in
+            "\(counter.rawValue) \(counter == .diskHits ? 5 : counter == .misses ? 1 : 0)\n"
+        }.joined()
+        #expect(try String(contentsOfFile: shard, encoding: .utf8) == expected)
+    }
 }
