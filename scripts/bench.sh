@@ -504,10 +504,14 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
   decides, and imgcache takes 1.3–1.5 × curl's time. Row 2 therefore takes five rounds with the tools' order
   turned by one each round, so that each tool runs once in each place; compare ratios within one run, and row
   2b for the cost of the code itself.
-- **Warm hit vs `curl -s file://`**: process start-up: the loader maps and binds the image libraries'
-  dependencies and relocates the static Swift runtime (a non-PIE link cut a hit's CPU by a quarter, but gives
-  up address-space randomisation for a tool that parses untrusted bytes, so it is not used). SHA-256 comes from
-  Nettle: libcrypto's load and initialisation cost a hit 0.5 ms.
+- **Warm hit vs `curl -s file://` and `cat`**: process start-up: the loader relocates the static Swift
+  runtime, 41 560 RELR relocations, 0.55 M of a hit's 0.92 M instructions and a copied page for each of the
+  130 pages they write (a non-PIE link would avoid them, but gives up address-space randomisation for a tool
+  that parses untrusted bytes, so it is not used); a quarter of them are FoundationEssentials', linked only for
+  swift-argument-parser's JSON help dump (docs/ARCHITECTURE.md, One warm hit). The image libraries are loaded
+  on first use, libgcc's unwinder is linked in: a hit maps libc and libm alone. SHA-256 comes from Nettle:
+  libcrypto's load and initialisation cost a hit 0.5 ms. The hit also rewrites one statistics shard, in
+  place: emptying it first cost 0.2-6 ms on a disk mounted with `discard`.
 - **`clean` vs `find`**: an entry is one file, so `clean` makes the system calls `find` makes: one
   `getdents64` pass per directory and one `fstatat` per entry (last use is the file's modification time), and
   with everything expired one `unlink` per entry, which on this disk (mounted with `discard`) costs about a
