@@ -7,8 +7,9 @@ import Synchronization
 /// continuations it resumes: no task a key, no hop onto an actor and back
 /// (an actor holding a `Task` a key cost a cold URL about 8 k instructions,
 /// most of them the task's creation, its allocator's slabs and its
-/// completion). So cancelling the first caller's task cancels the shared
-/// work, for every caller waiting on it.
+/// completion). So the first caller's task runs the shared work: when that
+/// task is cancelled and the work fails, the callers waiting on it are not
+/// handed its cancellation but look again, and one of them runs the work.
 ///
 /// Thread safety: `run` may be called from any task, concurrently; the map
 /// of running keys is behind a lock, never held while work runs or a
@@ -45,7 +46,10 @@ final class InflightLoads<Value: Sendable>: Sendable {
             outcome = .failure(error)
         }
         let waiters = running.withLock { $0.removeValue(forKey: key) } ?? []
-        for waiter in waiters { waiter.resume(with: outcome.map { $0 }) }
+        // A cancellation is its caller's own: the others were not cancelled.
+        let handedOn: Result<Value?, any Error> =
+            if case .failure = outcome, Task.isCancelled { .success(nil) } else { outcome.map { $0 } }
+        for waiter in waiters { waiter.resume(with: handedOn) }
         return try outcome.get()
     }
 

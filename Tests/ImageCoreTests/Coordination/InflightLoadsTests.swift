@@ -66,6 +66,27 @@ struct InflightLoadsTests {
         }
     }
 
+    /// Cancelling the caller whose task runs the work cancels its own load
+    /// only: a joiner runs the work itself.
+    @Test func aCancelledFirstCallersJoinersRunTheWorkThemselves() async throws {
+        let loads = InflightLoads<Int>()
+        let gate = Gate()
+        let first = Task {
+            try await loads.run("k") {
+                await gate.pass()
+                try Task.checkCancellation()
+                return 7
+            }
+        }
+        #expect(await waitUntil { gate.runs.load(ordering: .relaxed) == 1 })
+        let joiner = Task { try await loads.run("k") { 8 } }
+        #expect(await waitUntil { loads.waiting(for: "k") == 1 })
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        let (value, joined) = try await joiner.value
+        #expect(value == 8 && !joined)
+    }
+
     @Test func aKeyWhoseRunEndedRunsAgainAndOtherKeysRunApart() async throws {
         let loads = InflightLoads<Int>()
         let runs = Atomic<Int>(0)
