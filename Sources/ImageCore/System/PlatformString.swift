@@ -29,7 +29,7 @@ extension String {
     /// environment variable), keeping each byte that is not UTF-8.
     package init<Bytes: Collection<UInt8>>(platformBytes bytes: Bytes) {
         // The usual case costs one validation: UTF-8 with no F4 8F BE/BF.
-        if let text = String(validating: bytes, as: UTF8.self), !String.mayHoldRawBytes(text.utf8) {
+        if let text = String(validating: bytes, as: UTF8.self), !text.mayHoldRawBytes {
             self = text
             return
         }
@@ -55,13 +55,19 @@ extension String {
 
     /// The string of a C string from the platform (`argv`, `getenv`).
     package init(platformCString pointer: UnsafePointer<CChar>) {
+        // The usual case as `String(cString:)` costs it (the standard
+        // library's own validation), with no copy into an array first.
+        if let text = String(validatingCString: pointer), !text.mayHoldRawBytes {
+            self = text
+            return
+        }
         self.init(platformBytes: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
     }
 
     /// The bytes this string stands for: its UTF-8, each raw byte's scalar
     /// back as that byte.
     package var platformBytes: [UInt8] {
-        guard Self.mayHoldRawBytes(utf8) else { return Array(utf8) }
+        guard mayHoldRawBytes else { return Array(utf8) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
@@ -77,7 +83,7 @@ extension String {
     /// Calls `body` with the platform's C string of this path: its bytes
     /// as `platformBytes` gives them, then NUL.
     package func withPlatformString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
-        guard Self.mayHoldRawBytes(utf8) else { return try withCString(body) }
+        guard mayHoldRawBytes else { return try withCString(body) }
         let bytes = platformBytes.map { CChar(bitPattern: $0) } + [0]
         return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
@@ -93,7 +99,7 @@ extension String {
 
     /// Each raw byte's scalar replaced by `text(byte)`.
     package func replacingRawBytes(_ text: (UInt8) -> String) -> String {
-        guard Self.mayHoldRawBytes(utf8) else { return self }
+        guard mayHoldRawBytes else { return self }
         var result = ""
         for scalar in unicodeScalars {
             if let raw = Self.rawByte(scalar) { result += text(raw) } else { result.unicodeScalars.append(scalar) }
@@ -103,20 +109,26 @@ extension String {
 
     /// Whether the string may hold a raw byte's scalar (its UTF-8 has F4 8F
     /// BE or F4 8F BF): if not, its UTF-8 is its bytes.
-    package var mayHoldRawBytes: Bool { Self.mayHoldRawBytes(utf8) }
+    package var mayHoldRawBytes: Bool {
+        // Every path of every file call asks: `memchr` for F4, not a loop over the view.
+        utf8.withContiguousStorageIfAvailable { Self.mayHoldRawBytes(UnsafeRawBufferPointer($0)) }
+            ?? Array(utf8).withUnsafeBytes { Self.mayHoldRawBytes($0) }
+    }
 
     /// The byte a scalar stands for, if it is one of the 128.
     package static func rawByte(_ scalar: Unicode.Scalar) -> UInt8? {
         scalar.value >= rawByteBase + 0x80 ? UInt8(truncatingIfNeeded: scalar.value - rawByteBase) : nil
     }
 
-    /// Whether UTF-8 `bytes` may hold a raw byte's scalar (F4 8F BE or F4 8F BF).
-    private static func mayHoldRawBytes<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
-        var previous2: UInt8 = 0
-        var previous: UInt8 = 0
-        for byte in bytes {
-            if previous2 == 0xF4 && previous == 0x8F && (byte == 0xBE || byte == 0xBF) { return true }
-            (previous2, previous) = (previous, byte)
+    /// Whether UTF-8 `bytes` hold F4 8F BE or F4 8F BF.
+    private static func mayHoldRawBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard var start = bytes.baseAddress else { return false }
+        let end = start + bytes.count
+        while end - start >= 3, let found = memchr(start, 0xF4, end - start - 2) {
+            let next = found.load(fromByteOffset: 1, as: UInt8.self)
+            let third = found.load(fromByteOffset: 2, as: UInt8.self)
+            if next == 0x8F && (third == 0xBE || third == 0xBF) { return true }
+            start = UnsafeRawPointer(found) + 1
         }
         return false
     }
