@@ -120,6 +120,30 @@ import Testing
         #expect(!list.stderr.contains("\u{FFFD}"))
     }
 
+    /// A download the cache does not take (`--no-store`, a read-only cache)
+    /// goes to a directory made under `$TMPDIR`, whose bytes are used as
+    /// they are too: made from U+FFFD, its parent did not exist (exit 8,
+    /// "cannot create directory /tmp/x\u{FFFD}/imgcache-…").
+    @Test func theScratchDirectoryIsMadeWhereTMPDIRSays() throws {
+        let result = try shell(
+            "mkdir \"t${E}\" && TMPDIR=\"$D/t${E}\" exec \"$IMGCACHE\" fetch --no-store -o out.png \"$U/a.png\"")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(contents(of: bytes(directory.path + "/out.png")) == png)
+        // Removed at the end, as under an ASCII $TMPDIR.
+        let scratch = bytes(directory.path + "/t") + [0xE9]
+        let dir = (scratch.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { opendir($0.baseAddress!) }
+        #expect(dir != nil)
+        if let dir {
+            var left = 0
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                if name != Array(".".utf8) && name != Array("..".utf8) { left += 1 }
+            }
+            closedir(dir)
+            #expect(left == 0, "the scratch directory was left behind")
+        }
+    }
+
     /// A URL's byte that is not UTF-8 is sent percent-encoded, `%E9`, the
     /// octet curl sends (as `%e9`), and keyed so.
     @Test func aURLsRawByteIsSentPercentEncoded() throws {

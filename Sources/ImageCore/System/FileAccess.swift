@@ -43,7 +43,7 @@ enum CurrentProcess {
         var buffer = [CChar](repeating: 0, count: 4096)
         let status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
         guard status == 0, result != nil, let directory = entry.pw_dir else { return nil }
-        let home = String(cString: directory)
+        let home = String(platformCString: directory)
         return home.isEmpty ? nil : home
     }
 }

@@ -121,10 +121,14 @@ package enum POSIXFile {
     /// Creates a private directory (mode 0700) under `$TMPDIR`, else /tmp;
     /// returns its path. For downloads that a read-only cache cannot take.
     static func makeScratchDirectory() throws -> String {
-        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array("\(base)/imgcache-XXXXXX".utf8CString)
+        // `$TMPDIR`'s bytes as they are (`String(platformBytes:)`): made with
+        // `String(cString:)`, a byte that is not UTF-8 became U+FFFD, whose
+        // directory did not exist.
+        let base =
+            getenv("TMPDIR").map { String(platformCString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = "\(base)/imgcache-XXXXXX".platformBytes.map { CChar(bitPattern: $0) } + [0]
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let path = String(platformBytes: template.dropLast().map { UInt8(bitPattern: $0) })
         guard made != nil else { throw ImageCoreError.cacheIO("cannot create directory", path: path, errno: errno) }
         return path
     }
