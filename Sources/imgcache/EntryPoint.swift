@@ -174,6 +174,9 @@ enum UsageError {
             text += bullets.dropLast().joined(separator: ", ") + " or \(last)."
         }
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        // The parser's words for `fetch` without a URL name its help's
+        // placeholder; say what is missing, as curl's "no URL specified".
+        if text == "Missing expected argument '<url> ...'" { text = "no URL given (imgcache fetch [options] URL...)" }
         if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
             text = first.lowercased() + text.dropFirst()
         }

@@ -96,7 +96,10 @@ import Testing
         #expect(
             usageError(["fetch", "--bogus", url])
                 == "imgcache: fetch: unknown option '--bogus' (see 'imgcache help fetch')")
-        #expect(usageError(["fetch"])?.hasPrefix("imgcache: fetch: missing expected argument") == true)
+        #expect(
+            usageError(["fetch"])
+                == "imgcache: fetch: no URL given (imgcache fetch [options] URL...) (see 'imgcache help fetch')")
+        #expect(usageError(["fetch", "-q"])?.hasPrefix("imgcache: fetch: no URL given") == true)
         #expect(usageError(["nosuch"]) == "imgcache: unexpected argument 'nosuch' (see 'imgcache --help')")
         for arguments in [
             ["fetch", "--bogus"], ["stat", "--max-age", "1d"], ["clean", "--max-age", "soon"], ["prefetch", "a", "b"],
