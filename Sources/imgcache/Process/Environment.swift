@@ -33,9 +33,12 @@ enum Environment {
     /// `path` made absolute against the working directory.
     static func absolutePath(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(platformBytes: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+        // On the stack and not zeroed: an array of PATH_MAX zeros was 5 k
+        // instructions of a warm hit each time (`-o` and `--cache-dir`).
+        let cwd = withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(PATH_MAX) + 1) { buffer in
+            getcwd(buffer.baseAddress!, buffer.count).map { String(platformCString: $0) }
+        }
+        guard let cwd else { return path }
         return cwd == "/" ? "/\(path)" : "\(cwd)/\(path)"
     }
 }
