@@ -64,6 +64,12 @@ public struct ImagePrefetcher: Sendable {
         }
     }
 
+    /// A load handed to a worker: the request and its key, made once a URL.
+    private struct Load: Sendable {
+        var request: ImageRequest
+        var key: CacheKey
+    }
+
     private let manager: ImageManager
     private let window: Int
 
@@ -87,8 +93,13 @@ public struct ImagePrefetcher: Sendable {
     ) async -> Tally where Lines.Element: StringProtocol {
         var tally = Tally()
         let manager = manager
-        await withTaskGroup(of: ImageLoadResult.self) { group in
+        // Up to `window` workers, each running loads one after another, so
+        // a load costs no task of its own; results come back in completion order.
+        await withTaskGroup(of: Void.self) { workers in
+            let queue = HandOffQueue<Load>()
+            let completed = HandOffQueue<ImageLoadResult>()
             var inFlight = 0
+            var workerCount = 0
             var seen = DistinctCounter()
             var iterator = lines.makeAsyncIterator()
             while true {
@@ -114,7 +125,7 @@ public struct ImagePrefetcher: Sendable {
                 var request = makeRequest(url)
                 // One key a URL, for the look-up, the count and the load.
                 let key = manager.key(for: url)
-                // A hit is answered here: no task, no thread woken.
+                // A hit is answered here: no load, no thread woken.
                 let start = MonotonicClock.now()
                 if let response = manager.answerFromCache(&request, key: key) {
                     tally.total += 1
@@ -127,7 +138,7 @@ public struct ImagePrefetcher: Sendable {
                     finished(answered, tally)
                     continue
                 }
-                if inFlight >= window, let result = await group.next() {
+                if inFlight >= window, let result = await completed.next() {
                     inFlight -= 1
                     tally.count(result.outcome)
                     finished(result, tally)
@@ -140,13 +151,24 @@ public struct ImagePrefetcher: Sendable {
                 tally.total += 1
                 seen.insert(key.string)
                 if !seen.isEstimate { tally.distinct = seen.count }
-                group.addTask { [request] in await manager.timedLoad(request, key: key).storedOrFailed }
+                queue.push(Load(request: request, key: key))
                 inFlight += 1
+                // Every worker may be busy: one more, up to the window.
+                if workerCount < inFlight {
+                    workerCount += 1
+                    workers.addTask {
+                        while let load = await queue.next() {
+                            completed.push(await manager.timedLoad(load.request, key: load.key).storedOrFailed)
+                        }
+                    }
+                }
                 progressed(tally)
             }
+            queue.close()
             tally.distinct = min(seen.count, tally.total)
             tally.distinctIsEstimate = seen.isEstimate
-            for await result in group {
+            while inFlight > 0, let result = await completed.next() {
+                inFlight -= 1
                 tally.count(result.outcome)
                 finished(result, tally)
             }
