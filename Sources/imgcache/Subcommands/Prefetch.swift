@@ -64,8 +64,9 @@ extension IMGCacheCommand {
             let progress = GlobalOptions<Prefetch>.progressBar(quiet: plan.quiet, progress: plan.progress)
             // A few loads beyond the download slots keep the slots busy
             // while the next URLs are looked up (fresh hits take no load).
-            // Each queued load holds its task's frames (about 30 KB): four
-            // per slot cost -j16 1 MiB more than four in all, for no speed.
+            // Each load's worker keeps its task's frames for the run (about
+            // 85 KB): four per slot would cost -j16 4 MiB more than four in
+            // all, for no speed.
             let run = PrefetchRun(
                 manager: manager, template: download?.request(for: "") ?? ImageRequest(url: ""), json: plan.json,
                 quiet: plan.quiet, progress: progress, window: plan.concurrency + 4)
