@@ -505,7 +505,7 @@ goal "peak RSS, \`prefetch\` of 100 000 URLs (MiB)" "$(awk -v k="$RSS_100K" 'BEG
   turned by one each round, so that each tool runs once in each place; compare ratios within one run, and row
   2b for the cost of the code itself.
 - **Warm hit vs `curl -s file://` and `cat`**: process start-up: the loader relocates the static Swift
-  runtime, 41 560 RELR relocations, 0.55 M of a hit's 0.95 M instructions and a copied page for each of the
+  runtime, 41 560 RELR relocations, 0.55 M of a hit's 0.92 M instructions and a copied page for each of the
   130 pages they write (a non-PIE link would avoid them, but gives up address-space randomisation for a tool
   that parses untrusted bytes, so it is not used); a quarter of them are FoundationEssentials', linked only for
   swift-argument-parser's JSON help dump (docs/ARCHITECTURE.md, One warm hit). The image libraries are loaded
