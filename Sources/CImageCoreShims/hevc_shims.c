@@ -3,6 +3,7 @@
 #include <libde265/de265.h>
 #include <stdio.h>
 
+#include "decoding_threads.h"
 #include "library_loader.h"
 
 // The soname whose ABI the installed header describes (libde265 keeps its
@@ -98,3 +99,7 @@ int imgcache_hevc_decode(imgcache_hevc_decoder *decoder, imgcache_hevc_picture *
     picture->full_range = api.get_image_full_range_flag(image);
     return 0;
 }
+
+size_t imgcache_hevc_workers_begin(void) { return imgcache_decoding_threads_begin("IMGCACHE_HEIC_THREADS"); }
+
+void imgcache_hevc_workers_end(size_t workers) { imgcache_decoding_threads_end(workers); }

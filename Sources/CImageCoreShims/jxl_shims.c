@@ -1,13 +1,12 @@
-#define _GNU_SOURCE // sched_getaffinity and CPU_COUNT
 #include "jxl_shims.h"
 
 #include <jxl/thread_parallel_runner.h>
 #include <jxl/version.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "decoding_threads.h"
 #include "library_loader.h"
 
 // The soname whose ABI the installed header describes: before 1.0 every
@@ -269,47 +268,23 @@ static const imgcache_library_symbol threads_symbols[] = {
 static imgcache_library threads_library = IMGCACHE_LIBRARY(
     JXL_THREADS_SONAME, "cannot load libjxl_threads (install " JXL_PACKAGE ")", "", threads_symbols, NULL);
 
-/// Pools alive now, across every decode and encode of the process.
-static int runners_alive;
-
-/// The CPUs this process may run on (sched_getaffinity, so `taskset` and
-/// cgroup cpusets count), as libjxl's JxlThreadParallelRunnerDefaultNumWorkerThreads
-/// would say if it did not count every CPU of the machine.
-static size_t available_cpus(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    int count = CPU_COUNT(&set);
-    return count > 0 ? (size_t)count : 1;
-}
-
 size_t imgcache_jxl_runner_threads(size_t busy) {
-    // IMGCACHE_JXL_THREADS caps the pool (1: no pool); tests set it above
-    // the CPU count to have pieces arrive out of order on any machine.
-    const char *cap = getenv("IMGCACHE_JXL_THREADS");
-    if (cap && *cap) {
-        long wanted = strtol(cap, NULL, 10);
-        return wanted > 1 ? (size_t)(wanted > 64 ? 64 : wanted) : 1;
-    }
-    // Pools already running share the CPUs: with `prefetch -j6`, the first
-    // decode takes them all and later ones, while it runs, take their share.
-    size_t cpus = available_cpus();
-    return cpus / (busy + 1) > 1 ? cpus / (busy + 1) : 1;
+    return imgcache_decoding_threads_share("IMGCACHE_JXL_THREADS", busy);
 }
 
 void *imgcache_jxl_runner_create(void) {
     char error[256];
     if (imgcache_library_load(&threads_library, error) != 0) return NULL;
-    size_t busy = (size_t)__atomic_fetch_add(&runners_alive, 1, __ATOMIC_RELAXED);
-    size_t threads = imgcache_jxl_runner_threads(busy);
+    size_t threads = imgcache_decoding_threads_begin("IMGCACHE_JXL_THREADS");
     void *runner = threads > 1 ? threads_api.create(NULL, threads) : NULL;
-    if (!runner) __atomic_fetch_sub(&runners_alive, 1, __ATOMIC_RELAXED);
+    if (!runner) imgcache_decoding_threads_end(threads);
     return runner;
 }
 
 void imgcache_jxl_runner_destroy(void *runner) {
     if (!runner) return;
     threads_api.destroy(runner);
-    __atomic_fetch_sub(&runners_alive, 1, __ATOMIC_RELAXED);
+    imgcache_decoding_threads_end(2); // a pool has more than one thread
 }
 
 JxlDecoderStatus imgcache_jxl_decoder_set_runner(JxlDecoder *decoder, void *runner) {

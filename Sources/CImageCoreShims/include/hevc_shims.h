@@ -1,6 +1,7 @@
 #ifndef IMGCACHE_HEVC_SHIMS_H
 #define IMGCACHE_HEVC_SHIMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // Why libde265 is called directly, beside libheif: libheif 1.15's
@@ -49,5 +50,14 @@ int imgcache_hevc_push(imgcache_hevc_decoder *decoder, const uint8_t *nal, int l
 /// `error` (at least 256 bytes). The corresponding C functions are
 /// `de265_flush_data`, `de265_decode`, `de265_get_next_picture`, `de265_get_warning`.
 int imgcache_hevc_decode(imgcache_hevc_decoder *decoder, imgcache_hevc_picture *picture, char *error);
+
+/// The threads a HEIC grid's tiles may be decoded on, starting now: the
+/// CPUs the process may use (sched_getaffinity) shared with the other
+/// decodes using threads (JPEG XL's pools, other grids), or what
+/// IMGCACHE_HEIC_THREADS says (1 to 64). When more than 1, counted among
+/// the busy decodes until imgcache_hevc_workers_end(workers).
+size_t imgcache_hevc_workers_begin(void);
+/// Ends the count of imgcache_hevc_workers_begin, which returned `workers`.
+void imgcache_hevc_workers_end(size_t workers);
 
 #endif

@@ -28,7 +28,8 @@ void *imgcache_jxl_runner_create(void);
 /// Stops and frees a pool from imgcache_jxl_runner_create (`JxlThreadParallelRunnerDestroy`); NULL is ignored.
 void imgcache_jxl_runner_destroy(void *runner);
 /// Threads a new pool gets while `busy` others run: the CPUs this process
-/// may use (sched_getaffinity) shared among them, or what IMGCACHE_JXL_THREADS says.
+/// may use (sched_getaffinity) shared among them and the other decodes using
+/// threads (a HEIC grid's tiles), or what IMGCACHE_JXL_THREADS says.
 size_t imgcache_jxl_runner_threads(size_t busy);
 /// Hands `runner` (not NULL) to the decoder (`JxlDecoderSetParallelRunner`), before any input is processed.
 JxlDecoderStatus imgcache_jxl_decoder_set_runner(JxlDecoder *decoder, void *runner);

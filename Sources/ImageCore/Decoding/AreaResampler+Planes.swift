@@ -48,15 +48,21 @@ extension AreaResampler {
     /// `resampleOpaque` does: for samples that are converted after the
     /// shrink (HEVC's Y, Cb and Cr, `HEVCThumbnail`), where a rounding here
     /// would be amplified by the conversion. `row(y)` gives source row `y`,
-    /// asked for in ascending order.
-    func resamplePlane(into output: UnsafeMutablePointer<Float>, row: (Int) throws -> UnsafePointer<UInt8>) rethrows {
+    /// asked for in ascending order. Only the output rows `outY` are made
+    /// (each from its own source rows, `sourceRows(of:)`, so a plane that
+    /// arrives a band of rows at a time is shrunk a band at a time, with
+    /// the same arithmetic: `HEVCGridStrips`).
+    func resamplePlane(
+        outY: Range<Int>? = nil, into output: UnsafeMutablePointer<Float>,
+        row: (Int) throws -> UnsafePointer<UInt8>
+    ) rethrows {
         let samples = sourceWidth
         let line = UnsafeMutablePointer<Float>.allocate(capacity: samples)
         defer { line.deallocate() }
         let width = self.width
         try rows.withBuffers { rowStart, rowCount, rowOffset, rowWeights in
             try columns.withBuffers { start, count, offset, weights in
-                for y in 0..<height {
+                for y in outY ?? 0..<height {
                     var rowTotal: Float = 0
                     for k in 0..<rowCount[y] {
                         let weight = rowWeights[rowOffset[y] &+ k]

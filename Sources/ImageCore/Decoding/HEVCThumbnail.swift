@@ -156,9 +156,12 @@ struct HEVCThumbnail {
     /// The thumbnail, `size` upright, RGBA; nil when libde265 is missing,
     /// reports an error or a warning, or decodes something the headers did
     /// not announce (then libheif's path decides). `colour` replaces the
-    /// file's matrix and range (for a test that shows a wrong one is seen).
+    /// file's matrix and range (for a test that shows a wrong one is seen);
+    /// `workers` the threads a grid's tiles are decoded on (for a test that
+    /// compares them), else `automaticWorkers`.
     func thumbnail(
-        _ bytes: [UInt8], size: (width: Int, height: Int), colour forced: (matrix: Int, fullRange: Bool)? = nil
+        _ bytes: [UInt8], size: (width: Int, height: Int), colour forced: (matrix: Int, fullRange: Bool)? = nil,
+        workers: Workers? = nil
     ) -> [UInt8]? {
         var message = [CChar](repeating: 0, count: 256)
         guard imgcache_hevc_load(&message) == 0 else { return nil }
@@ -180,11 +183,12 @@ struct HEVCThumbnail {
                     return true
                 } ?? false
             }
-            return joinedTiles(bytes, colour: &colour) { plane, planeWidth, planeHeight, samples in
-                AreaResampler(from: planeWidth, planeHeight, to: outWidth, outHeight).resamplePlane(
-                    into: out.baseAddress! + plane * count
-                ) { samples + $0 * planeWidth }
-            }
+            let workers = workers ?? automaticWorkers()
+            defer { workers.release() }
+            colour = HEVCGridStrips(
+                self, bytes, into: out.baseAddress!, outWidth: outWidth, outHeight: outHeight, workers: workers.count
+            ).run()
+            return colour != nil
         }
         guard made, let colour = forced ?? colour, gridColour.map({ $0 == colour }) ?? true,
             let conversion = YCbCrConversion(matrix: colour.matrix, fullRange: colour.fullRange)
@@ -195,59 +199,51 @@ struct HEVCThumbnail {
         for orientation in transforms { image = EXIFOrientation.apply(orientation, to: image) }
         return image.frames[0].pixels
     }
+}
 
-    /// A grid's tiles decoded one at a time and placed into whole Y, Cb
-    /// and Cr planes (the right and bottom tiles cropped), so that the
-    /// shrink sees the picture a single image would give; `body(plane,
-    /// width, height, samples)` is called for each plane. False if a tile
-    /// fails, differs from the others in layout or colour, or has an odd
-    /// size where its chroma is subsampled.
-    private func joinedTiles(
-        _ bytes: [UInt8], colour: inout (matrix: Int, fullRange: Bool)?,
-        _ body: (Int, Int, Int, UnsafePointer<UInt8>) -> Void
-    ) -> Bool {
-        let (tileWidth, tileHeight) = (tiles[0].width, tiles[0].height)
-        var chroma: (x: Int, y: Int)?
-        var planes: [[UInt8]] = []
-        var sizes: [(Int, Int)] = []
-        for (index, tile) in tiles.enumerated() {
-            let placed: Bool? = HEVCPicture.decode(tile, bytes) { picture in
-                guard let layout = picture.layout(width: tileWidth, height: tileHeight) else { return false }
-                let subsampling = (tileWidth / layout[1].width, tileHeight / layout[1].height)
-                guard tileWidth % subsampling.0 == 0, tileHeight % subsampling.1 == 0,
-                    chroma.map({ $0 == subsampling }) ?? true
-                else { return false }
-                let tileColour = tile.colour ?? picture.colour
-                guard colour.map({ $0 == tileColour }) ?? true else { return false }
-                colour = tileColour
-                if chroma == nil {
-                    chroma = subsampling
-                    for plane in 0..<3 {
-                        let scale = plane == 0 ? (1, 1) : subsampling
-                        sizes.append(((width + scale.0 - 1) / scale.0, (height + scale.1 - 1) / scale.1))
-                        planes.append([UInt8](repeating: 0, count: sizes[plane].0 * sizes[plane].1))
-                    }
-                }
-                let (row, column) = index.quotientAndRemainder(dividingBy: columns)
-                for plane in 0..<3 {
-                    let (planeWidth, planeHeight) = sizes[plane]
-                    let (pieceWidth, pieceHeight) = layout[plane]
-                    let (left, top) = (column * pieceWidth, row * pieceHeight)
-                    let copyWidth = min(pieceWidth, planeWidth - left), copyHeight = min(pieceHeight, planeHeight - top)
-                    planes[plane].withUnsafeMutableBufferPointer { target in
-                        for y in 0..<copyHeight {
-                            (target.baseAddress! + (top + y) * planeWidth + left).update(
-                                from: picture.row(y, plane: plane), count: copyWidth)
-                        }
-                    }
-                }
-                return true
-            }
-            guard placed == true else { return false }
+extension HEVCThumbnail {
+    /// The threads a grid's tiles are decoded on, the calling one among
+    /// them, and the share of the process's CPUs they hold until `release`.
+    struct Workers {
+        let count: Int
+        /// What `imgcache_hevc_workers_begin` granted, 0 if it was not asked.
+        fileprivate var granted = 0
+
+        /// `count` workers, holding no share (a test's choice).
+        init(count: Int) { self.count = max(1, count) }
+
+        fileprivate init(count: Int, granted: Int) {
+            self.count = max(1, count)
+            self.granted = granted
         }
-        for plane in 0..<3 {
-            planes[plane].withUnsafeBufferPointer { body(plane, sizes[plane].0, sizes[plane].1, $0.baseAddress!) }
-        }
-        return true
+
+        /// Gives back the share (`imgcache_hevc_workers_end`).
+        func release() { if granted > 0 { imgcache_hevc_workers_end(granted) } }
+    }
+
+    /// Pixels a worker must have before a thread pays for itself: two
+    /// 512 × 512 tiles, about 20 ms of libde265 (a thread costs tens of µs).
+    static let pixelsPerWorker = 2 * 512 * 512
+
+    /// The workers `planWorkers` gives, with the CPUs shared among the
+    /// decodes using threads now (`imgcache_hevc_workers_begin`, or
+    /// `IMGCACHE_HEIC_THREADS`), asked for only by a grid big enough to
+    /// use more than one: a single image, or a small grid, starts no thread.
+    func automaticWorkers() -> Workers {
+        guard planWorkers(share: .max) > 1 else { return Workers(count: 1) }
+        let share = imgcache_hevc_workers_begin()
+        let count = planWorkers(share: share)
+        return Workers(count: count, granted: share)
+    }
+
+    /// `workers(share:tiles:pixels:)` for this grid.
+    func planWorkers(share: Int) -> Int {
+        Self.workers(share: share, tiles: tiles.count, pixels: width * height)
+    }
+
+    /// As many workers as `share` allows, no more than the `tiles`, and no
+    /// more than one for each `pixelsPerWorker` of the grid's `pixels`; at least 1.
+    static func workers(share: Int, tiles: Int, pixels: Int) -> Int {
+        max(1, min(share, tiles, pixels / pixelsPerWorker))
     }
 }

@@ -163,6 +163,44 @@ struct HEVCThumbnailTests {
         #expect(difference <= Self.tolerance, "rotated grid: differs by \(difference)")
     }
 
+    /// A grid's tiles decoded on several workers, finishing in any order,
+    /// give the bytes one worker gives: the strips are shrunk in tile
+    /// order with the same arithmetic. 12 tiles of 64 × 64 (heif-enc 1.15
+    /// codes nothing smaller as one image; the right column and bottom row
+    /// cropped); thumbnails whose output rows straddle strips (100 × 68),
+    /// and one whose rows each span more than a strip (5 × 2), so that
+    /// strips are kept for rows still to come.
+    @Test func aGridOnManyWorkersGivesTheBytesOfOne() throws {
+        let heic = try HEIFSamples.grid(
+            of: try colourBars(), width: 250, height: 170, rows: 3, columns: 4, tileWidth: 64, tileHeight: 64,
+            in: work)
+        let items = try #require(HEIFItems(heic))
+        for size in [(100, 68), (250, 170), (31, 17), (5, 2)] {
+            let plan = try #require(HEVCThumbnail(heic, items: items, size: size), "libheif's path was taken")
+            let one = try #require(plan.thumbnail(heic, size: size, workers: .init(count: 1)))
+            for workers in [2, 3, 5, 12] {
+                let many = try #require(plan.thumbnail(heic, size: size, workers: .init(count: workers)))
+                #expect(many == one, "\(workers) workers at \(size): other bytes than one worker's")
+            }
+            let difference = largestDifference(one, try referenceThumbnail(heic, size: size))
+            #expect(difference <= Self.tolerance, "12 tiles at \(size): differs by \(difference)")
+        }
+    }
+
+    /// Threads only where they pay: one for each two 512 × 512 tiles'
+    /// worth of pixels at most, never more than the tiles or the CPUs'
+    /// share; a single image or a small grid decodes on the calling thread.
+    @Test func workersFollowTheGridsSizeAndTheCPUsShare() {
+        let photo = 4032 * 3024
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 1, pixels: photo) == 1)
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 4, pixels: 240 * 160) == 1)
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 2, pixels: 2 * 512 * 512) == 1)
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 4, pixels: 4 * 512 * 512) == 2)
+        #expect(HEVCThumbnail.workers(share: 2, tiles: 48, pixels: photo) == 2)
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 48, pixels: photo) == 8)
+        #expect(HEVCThumbnail.workers(share: 1, tiles: 48, pixels: photo) == 1)
+    }
+
     /// Alpha, `clap`, 4:2:2 and an embedded thumbnail big enough take
     /// libheif's path, and its pixels: the plan declines them.
     @Test func whatItCannotDoExactlyTakesLibheifsPath() throws {

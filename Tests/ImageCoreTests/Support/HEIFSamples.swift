@@ -223,6 +223,36 @@ extension HEIFSamples {
         return try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(base).heic")))
     }
 
+    /// `png` (a path, `width` × `height`) as a grid of `rows` × `columns`
+    /// tiles of `tileWidth` × `tileHeight`, each coded by heif-enc at
+    /// quality 90 on its own from an RGB PNG (from a palette PNG, heif-enc
+    /// 1.15 codes some tiles in 10 bits), the right and bottom ones padded
+    /// (and cropped by the grid's output size).
+    static func grid(
+        of png: String, width: Int, height: Int, rows: Int, columns: Int, tileWidth: Int, tileHeight: Int,
+        in directory: TemporaryDirectory
+    ) throws -> [UInt8] {
+        let base = "\(directory.path)/tiled-\(UUID().uuidString)"
+        _ = try Shell.output(
+            "pngtopnm '\(png)' | pnmpad -right=\(columns * tileWidth - width) -bottom=\(rows * tileHeight - height) "
+                + "> '\(base).ppm'")
+        var tiles: [String] = []
+        for row in 0..<rows {
+            for column in 0..<columns {
+                let tile = "\(base)-\(row)-\(column)"
+                _ = try Shell.output(
+                    "pamcut -left=\(column * tileWidth) -top=\(row * tileHeight) -width=\(tileWidth) "
+                        + "-height=\(tileHeight) '\(base).ppm' | pnmtopng -force > '\(tile).png' "
+                        + "&& heif-enc -q 90 -o '\(tile).heic' '\(tile).png' >/dev/null 2>&1")
+                tiles.append("'\(tile).heic'")
+            }
+        }
+        _ = try Shell.output(
+            "python3 '\(gridScript)' -o '\(base).heic' --grid \(rows) \(columns) \(width) \(height) "
+                + tiles.joined(separator: " "))
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(base).heic")))
+    }
+
     /// The photo coded whole, with a gradient alpha plane of `width` × `height`.
     static func withAlpha(width: Int, height: Int, in directory: TemporaryDirectory) throws -> [UInt8] {
         let base = "\(directory.path)/alpha-\(UUID().uuidString)"
