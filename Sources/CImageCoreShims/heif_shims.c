@@ -1,5 +1,6 @@
 #include "heif_shims.h"
 
+#include "decoding_threads.h"
 #include "library_loader.h"
 
 // The soname whose ABI the installed header describes (libheif 1.x keeps
@@ -15,6 +16,7 @@ static struct {
     struct heif_error (*init)(struct heif_init_params *);
     struct heif_context *(*context_alloc)(void);
     void (*context_free)(struct heif_context *);
+    void (*context_set_max_decoding_threads)(struct heif_context *, int);
     struct heif_error (*context_read_from_memory_without_copy)(struct heif_context *, const void *, size_t,
                                                                const struct heif_reading_options *);
     int (*context_get_number_of_top_level_images)(struct heif_context *);
@@ -44,6 +46,7 @@ static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.init, "heif_init"),
     IMGCACHE_SYMBOL(api.context_alloc, "heif_context_alloc"),
     IMGCACHE_SYMBOL(api.context_free, "heif_context_free"),
+    IMGCACHE_SYMBOL(api.context_set_max_decoding_threads, "heif_context_set_max_decoding_threads"),
     IMGCACHE_SYMBOL(api.context_read_from_memory_without_copy, "heif_context_read_from_memory_without_copy"),
     IMGCACHE_SYMBOL(api.context_get_number_of_top_level_images, "heif_context_get_number_of_top_level_images"),
     IMGCACHE_SYMBOL(api.context_get_primary_image_handle, "heif_context_get_primary_image_handle"),
@@ -78,6 +81,14 @@ int imgcache_heif_load(char *error) { return imgcache_library_load(&library, err
 
 struct heif_context *imgcache_heif_context_alloc(void) { return api.context_alloc(); }
 void imgcache_heif_context_free(struct heif_context *context) { api.context_free(context); }
+
+size_t imgcache_heif_tile_threads_begin(struct heif_context *context) {
+    size_t threads = imgcache_decoding_threads_begin("IMGCACHE_HEIC_THREADS");
+    api.context_set_max_decoding_threads(context, (int)threads);
+    return threads;
+}
+
+void imgcache_heif_tile_threads_end(size_t threads) { imgcache_decoding_threads_end(threads); }
 struct heif_error imgcache_heif_context_read_from_memory_without_copy(struct heif_context *context,
                                                                        const void *data, size_t size) {
     return api.context_read_from_memory_without_copy(context, data, size, NULL);

@@ -20,6 +20,15 @@ const char *imgcache_heif_soname(void);
 
 struct heif_context *imgcache_heif_context_alloc(void);
 void imgcache_heif_context_free(struct heif_context *context);
+/// Lets libheif decode a grid's tiles on the threads a decode starting now
+/// may use (the CPUs shared with the other decodes using threads, or
+/// IMGCACHE_HEIC_THREADS), not its default of 4, and returns that count,
+/// held until imgcache_heif_tile_threads_end. libheif 1.15 starts a thread
+/// per tile (std::async), that many at a time. The corresponding C function
+/// is `heif_context_set_max_decoding_threads`.
+size_t imgcache_heif_tile_threads_begin(struct heif_context *context);
+/// Ends the count of imgcache_heif_tile_threads_begin, which returned `threads`.
+void imgcache_heif_tile_threads_end(size_t threads);
 struct heif_error imgcache_heif_context_read_from_memory_without_copy(struct heif_context *context,
                                                                        const void *data, size_t size);
 int imgcache_heif_context_get_number_of_top_level_images(struct heif_context *context);

@@ -23,13 +23,16 @@ struct HEIFDecoder {
 
     /// The primary image, upright.
     func decode(_ bytes: [UInt8]) throws -> DecodedImage {
-        try checkHeaders(bytes)
+        let grid = try checkHeaders(bytes)?.primaryType == "grid"
         return try bytes.withUnsafeBufferPointer { buffer in
-            let handle = try HEIFContext(buffer, limits: limits).primary
-            return try handle.decode { plane in
-                DecodedImage(
-                    format: .heif, width: handle.width, height: handle.height,
-                    frames: [DecodedImage.Frame(pixels: plane.rgba())])
+            let context = try HEIFContext(buffer, limits: limits)
+            let handle = context.primary
+            return try context.sharingCPUs(if: grid) {
+                try handle.decode { plane in
+                    DecodedImage(
+                        format: .heif, width: handle.width, height: handle.height,
+                        frames: [DecodedImage.Frame(pixels: plane.rgba())])
+                }
             }
         }
     }
@@ -52,31 +55,36 @@ struct HEIFDecoder {
         }
         return try bytes.withUnsafeBufferPointer { buffer in
             let context = try HEIFContext(buffer, limits: limits)
-            let handle = context.thumbnail(atLeast: size) ?? context.primary
-            let pixels = try handle.decode { plane in
-                guard plane.channels == 3 else {
-                    return AreaResampler.resample(
-                        plane.rgba(), width: handle.width, height: handle.height, to: size.width, size.height)
-                }
-                var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
-                let resampler = AreaResampler(from: handle.width, handle.height, to: size.width, size.height)
-                pixels.withUnsafeMutableBufferPointer { output in
-                    if plane.isPlanar {
-                        resampler.resamplePlanar(outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!)
-                        {
-                            plane.row($1, plane: $0)
-                        }
-                    } else {
-                        resampler.resampleOpaque(
-                            channels: 3, outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!
-                        ) { plane.row($0) }
-                    }
-                }
-                return pixels
-            }
+            let embedded = context.thumbnail(atLeast: size)
+            let handle = embedded ?? context.primary
+            let grid = embedded == nil && items?.primaryType == "grid"
+            let pixels = try context.sharingCPUs(if: grid) { try handle.decode { shrink($0, handle, to: size) } }
             return DecodedImage(
                 format: .heif, width: size.width, height: size.height, frames: [DecodedImage.Frame(pixels: pixels)])
         }
+    }
+
+    /// libheif's pixels of `handle` averaged to `size`: from its R, G and
+    /// B planes or RGB rows where they lie, an image with alpha from RGBA.
+    private func shrink(_ plane: HEIFPlane, _ handle: HEIFImageHandle, to size: (width: Int, height: Int)) -> [UInt8] {
+        guard plane.channels == 3 else {
+            return AreaResampler.resample(
+                plane.rgba(), width: handle.width, height: handle.height, to: size.width, size.height)
+        }
+        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
+        let resampler = AreaResampler(from: handle.width, handle.height, to: size.width, size.height)
+        pixels.withUnsafeMutableBufferPointer { output in
+            if plane.isPlanar {
+                resampler.resamplePlanar(outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!) {
+                    plane.row($1, plane: $0)
+                }
+            } else {
+                resampler.resampleOpaque(
+                    channels: 3, outX: 0..<size.width, outY: 0..<size.height, into: output.baseAddress!
+                ) { plane.row($0) }
+            }
+        }
+        return pixels
     }
 
     /// The whole-file box walk, then the primary item's `ispe` and a grid's
@@ -132,6 +140,18 @@ final class HEIFContext {
     }
 
     deinit { imgcache_heif_context_free(context) }
+
+    /// Runs `body` (a decode of this context's images) with libheif
+    /// allowed the CPUs' share for a grid's tiles, when `grid`: libheif
+    /// 1.15 decodes them on a thread each, four at a time by default, so a
+    /// 2-CPU machine ran four and a 16-CPU one four. The corresponding C
+    /// function is `heif_context_set_max_decoding_threads`.
+    func sharingCPUs<Result>(if grid: Bool, _ body: () throws -> Result) rethrows -> Result {
+        guard grid else { return try body() }
+        let threads = imgcache_heif_tile_threads_begin(context)
+        defer { imgcache_heif_tile_threads_end(threads) }
+        return try body()
+    }
 
     /// The smallest embedded thumbnail at least `size` (both sides) whose
     /// shape is the primary image's within a pixel, so that scaling it gives
