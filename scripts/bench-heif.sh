@@ -11,6 +11,10 @@
 #      (callgrind: 9.37 G instructions, 2.2 G of them libheif's, against PNG's 28.5 G);
 #  20b the same HEIC to a 1024 px thumbnail against vipsthumbnail (Debian's
 #      libvips reads HEIC through the same libheif), both writing PPM;
+#  20d the same photo as a phone writes it, a grid of 48 tiles of 512 × 512
+#      (each coded by heif-enc, joined by scripts/make-heif-grid.py), to a 1024 px
+#      thumbnail against vipsthumbnail: its tiles are decoded on the CPUs' share
+#      (HEVCGridStrips); CPU time beside wall, as hyperfine's user + system;
 #  20c a warm `prefetch --json --placeholder` of 1000 entries whose
 #      placeholders are kept, against a warm `prefetch --json`.
 set -euo pipefail
@@ -86,6 +90,35 @@ tic=${thumb[0]%%|*} tv=${thumb[1]%%|*}
 echo "| 20b HEIC → 1024 px thumbnail | \`imgcache fetch --thumbnail 1024x1024 --decode ppm\` | $tic ms (${thumb[0]#*|}) | 1.00 |"
 echo "| 20b HEIC → 1024 px thumbnail | \`vipsthumbnail --size 1024\` | $tv ms (${thumb[1]#*|}) | $(ratio "$tv" "$tic") |"
 echo "GOAL|HEIC → 1024 px thumbnail vs \`vipsthumbnail\`|$(ratio "$tic" "$tv")|0.8|$tic ms vs $tv ms"
+
+say "20d. HEIC grid of 48 tiles → 1024 px thumbnail"
+djpeg -ppm "$src" 2>/dev/null | pamscale -xsize 4000 -ysize 3000 | pnmpad -right=96 -bottom=72 > "$W/pad.ppm" \
+	|| pngtopnm "$W/12mp.png" | pnmpad -right=96 -bottom=72 > "$W/pad.ppm"
+tiles=()
+for r in 0 1 2 3 4 5; do
+	for c in 0 1 2 3 4 5 6 7; do
+		# -force: from a palette PNG, heif-enc 1.15 codes a tile in 10 bits.
+		pamcut -left=$((c * 512)) -top=$((r * 512)) -width=512 -height=512 "$W/pad.ppm" | pnmtopng -force > "$W/t$r$c.png"
+		heif-enc -q 80 -o "$W/t$r$c.heic" "$W/t$r$c.png" >/dev/null
+		tiles+=("$W/t$r$c.heic")
+	done
+done
+python3 "$HERE/scripts/make-heif-grid.py" -o "$W/www/grid.heic" --grid 6 8 4000 3000 "${tiles[@]}"
+"$IMGCACHE" fetch -q --cache-dir "$W/c" -o /dev/null "$u/grid.heic"
+hyperfine -N --warmup 2 --runs "${HF_RUNS:-10}" --export-json "$W/grid.json" \
+	"$IMGCACHE fetch --cache-dir $W/c --offline --no-store --thumbnail 1024x1024 --decode ppm -o $W/g.ppm $u/grid.heic" \
+	"vipsthumbnail $W/www/grid.heic --size 1024 -o $W/g-vips.ppm" >/dev/null 2>&1
+python3 - "$W/grid.json" <<'PY'
+import json, sys, statistics
+results = json.load(open(sys.argv[1]))["results"]
+medians = [statistics.median(r["times"]) * 1000 for r in results]
+names = ["`imgcache fetch --thumbnail 1024x1024 --decode ppm`", "`vipsthumbnail --size 1024`"]
+for name, r, m in zip(names, results, medians):
+    t = [x * 1000 for x in r["times"]]
+    cpu = (r["user"] + r["system"]) * 1000
+    print(f"| 20d HEIC grid 48 × 512² → 1024 px thumbnail | {name} | {m:.1f} ms ({min(t):.1f}|{max(t):.1f}), CPU {cpu:.0f} ms | {m / medians[0]:.2f} |")
+print(f"GOAL|HEIC grid (48 tiles) → 1024 px thumbnail vs `vipsthumbnail`|{medians[0] / medians[1]:.2f}|0.8|{medians[0]:.0f} ms vs {medians[1]:.0f} ms")
+PY
 
 say "20c. warm prefetch --json --placeholder, 1000 entries"
 for i in $(seq -w 0 999); do echo "$u/p/$i.png"; done > "$W/list.txt"
