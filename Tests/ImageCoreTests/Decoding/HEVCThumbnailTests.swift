@@ -187,6 +187,23 @@ struct HEVCThumbnailTests {
         }
     }
 
+    /// A tile libde265 cannot decode, while other workers decode theirs or
+    /// wait for a permit to take the next: no thumbnail (libheif's path is
+    /// taken), on any number of workers, and every worker ends (the test
+    /// would hang on the join otherwise). The last tiles' coded data, at the
+    /// end of the file, is written over.
+    @Test func aDamagedTileOnManyWorkersGivesNoThumbnail() throws {
+        var heic = try HEIFSamples.grid(
+            of: try colourBars(), width: 250, height: 170, rows: 3, columns: 4, tileWidth: 64, tileHeight: 64,
+            in: work)
+        let items = try #require(HEIFItems(heic))
+        for index in stride(from: heic.count * 3 / 4, to: heic.count, by: 3) { heic[index] = 0xFF }
+        let plan = try #require(HEVCThumbnail(heic, items: items, size: (100, 68)))
+        for workers in [1, 2, 3, 5, 12] {
+            #expect(plan.thumbnail(heic, size: (100, 68), workers: .init(count: workers)) == nil, "\(workers) workers")
+        }
+    }
+
     /// Threads only where they pay: one for each two 512 × 512 tiles'
     /// worth of pixels at most, never more than the tiles or the CPUs'
     /// share; a single image or a small grid decodes on the calling thread.
