@@ -60,7 +60,7 @@ package enum URLNormalization {
     }
 
     /// Whether nothing needs changing: a lower-case scheme, an ASCII
-    /// authority with no upper-case letter, `%` or default port, a path
+    /// authority with no upper-case letter, `%`, user info or default port, a path
     /// without dot segments, and nothing to encode or upper-case after it.
     private static func isNormal<Bytes: RandomAccessCollection<UInt8>>(
         _ bytes: Bytes, schemeEnd: Int, authority: Range<Int>
@@ -69,7 +69,9 @@ package enum URLNormalization {
             return false
         }
         for index in bytes.startIndex..<schemeEnd where isUpper(bytes[index]) { return false }
-        for index in authority where isUpper(bytes[index]) || bytes[index] >= 0x80 || bytes[index] == UInt8(ascii: "%")
+        for index in authority
+        where isUpper(bytes[index]) || bytes[index] >= 0x80 || bytes[index] == UInt8(ascii: "%")
+            || bytes[index] == UInt8(ascii: "@")
         {
             return false
         }
@@ -99,13 +101,13 @@ package enum URLNormalization {
         return true
     }
 
-    /// `user:password@host:port` with the host lower-cased (IDNA for a
-    /// non-ASCII one, after percent-decoding) and a default or empty port dropped.
+    /// `host:port` with the host lower-cased (IDNA for a non-ASCII one,
+    /// after percent-decoding) and a default or empty port dropped. A
+    /// `user:password@` is left out: it is the request's credentials
+    /// (`URLUserInfo`), never a part of the key or of what the cache keeps.
     private static func normalizedAuthority(_ authority: ArraySlice<UInt8>, scheme: String) -> [UInt8] {
-        var userinfo: ArraySlice<UInt8> = []
         var hostAndPort = authority
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
-            userinfo = authority[authority.startIndex...at]
             hostAndPort = authority[(at + 1)...]
         }
         var host = hostAndPort
@@ -116,8 +118,7 @@ package enum URLNormalization {
             host = hostAndPort[..<colon]
             port = hostAndPort[(colon + 1)...]
         }
-        var result = Array(userinfo)
-        result += normalizedHost(host)
+        var result = normalizedHost(host)
         let digits = port.drop { $0 == UInt8(ascii: "0") }
         let number = digits.isEmpty && !port.isEmpty ? "0" : String(decoding: digits, as: UTF8.self)
         if !port.isEmpty, number != defaultPort(scheme) {

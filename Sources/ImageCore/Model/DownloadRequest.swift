@@ -105,9 +105,20 @@ public struct DownloadRequest: Sendable {
     /// The stall timeout that applies.
     public var effectiveTimeout: Double { timeout ?? Self.defaultTimeout }
 
-    /// A request for `url` with the defaults.
+    /// A request for `url` with the defaults; the URL's own
+    /// `user:password@`, if any, becomes `credentials` (`setURL`).
     public init(url: String) {
-        self.url = url
+        self.url = ""
+        setURL(url)
+    }
+
+    /// Sets `url` to `given` without its `user:password@`, which becomes
+    /// `credentials` unless they are set (`-u` wins, as in curl): the
+    /// password is sent, never keyed, kept or printed with the URL.
+    public mutating func setURL(_ given: String) {
+        let (bare, userInfo) = URLUserInfo.split(given)
+        url = bare
+        if credentials == nil, let userInfo { credentials = userInfo }
     }
 
     /// Headers every request sends unless `headers` replaces them; the

@@ -68,7 +68,9 @@ struct DownloadOptions: ParsableArguments {
 
     @Option(
         name: [.customShort("u"), .long], parsing: .unconditional,
-        help: ArgumentHelp("HTTP authentication; never stored in the cache.", valueName: "user:password"))
+        help: ArgumentHelp(
+            "HTTP authentication; never stored in the cache. A URL's own user:password@ is sent the same way "
+                + "(this option wins), never part of its key, and shown as user:***.", valueName: "user:password"))
     var user: String?
 
     @Option(
@@ -193,7 +195,8 @@ struct DownloadOptions: ParsableArguments {
         request.staleIfError = staleIfError
         request.retries = retries
         request.download.headers = header.compactMap(HTTPHeader.init(parsing:))
-        request.download.credentials = user
+        // -u wins over a URL's own user:password@, as in curl.
+        if let user { request.download.credentials = user }
         request.download.awsSigV4 = awsSigV4
         // Nil where not given: imgcache.conf's value applies, else the default.
         request.download.timeout = timeout
@@ -216,10 +219,10 @@ func validateURLs(_ urls: [String]) throws {
         let lowered = url.lowercased()
         if S3ObjectURL(url).map({ !$0.key.isEmpty }) == true { continue }
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8 else {
-            throw ValidationError("'\(url)' is not an http or https URL (nor s3://BUCKET/KEY)")
+            throw ValidationError("'\(URLUserInfo.shown(url))' is not an http or https URL (nor s3://BUCKET/KEY)")
         }
         if let problem = URLNormalization.syntaxProblem(url) {
-            throw ValidationError("'\(url)' is not a valid URL: \(problem)")
+            throw ValidationError("'\(URLUserInfo.shown(url))' is not a valid URL: \(problem)")
         }
     }
 }

@@ -46,7 +46,8 @@ struct FetchOutput {
 
     /// Writes one result of `request`; returns the failure kind if it failed.
     private func emit(index: Int, result: ImageLoadResult, request: ImageRequest) -> ImageCoreError.Kind? {
-        let url = plan.urls[index]
+        // As printed: a password in the URL is sent, never shown.
+        let url = URLUserInfo.shown(plan.urls[index])
         var outcome = result.outcome
         var written: String?
         if case .success(let response) = outcome, !plan.json || plan.outputDir != nil {

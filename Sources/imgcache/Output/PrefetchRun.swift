@@ -25,7 +25,7 @@ struct PrefetchRun {
                 lines,
                 makeRequest: { [template] url in
                     var request = template
-                    request.download.url = url
+                    request.download.setURL(url)
                     if let meter, let progress {
                         request.download.onProgress = { received, expected in
                             meter.received(url, received, of: expected)

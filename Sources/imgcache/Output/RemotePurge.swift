@@ -9,8 +9,9 @@ enum RemotePurge {
     ) async throws {
         let manager = try CacheSession.open(global) { $0.keyPolicy = keyPolicy }
         var failures: [ImageCoreError] = []
-        for url in urls {
-            for (storage, outcome) in await manager.removeFromRemoteStorage(url) {
+        for given in urls {
+            let url = URLUserInfo.shown(given)
+            for (storage, outcome) in await manager.removeFromRemoteStorage(given) {
                 switch outcome {
                 case .success(let removed):
                     if global.json {

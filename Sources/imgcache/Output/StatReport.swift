@@ -89,6 +89,7 @@ enum StatReport {
     static func printEntry(
         url: String, _ status: CacheAdministration.EntryStatus, placeholder: ImagePlaceholder? = nil, json: Bool
     ) {
+        let url = URLUserInfo.shown(url)
         let (key, entry, failure) = (status.key, status.entry, status.failure)
         if json {
             var record = JSONRecord()

@@ -82,7 +82,8 @@ extension IMGCacheCommand {
             }
         }
 
-        private func printRemoved(_ url: String, _ outcome: CacheAdministration.PurgeOutcome) {
+        private func printRemoved(_ given: String, _ outcome: CacheAdministration.PurgeOutcome) {
+            let url = URLUserInfo.shown(given)
             if global.json {
                 var record = JSONRecord()
                 record.add("url", url)

@@ -52,7 +52,7 @@ extension IMGCacheCommand {
                         placeholder = try cache.placeholder(of: status)
                     } catch {
                         let message = (error as? ImageCoreError)?.message ?? "\(error)"
-                        StandardStreams.printError("imgcache: \(url): placeholder: \(message)")
+                        StandardStreams.printError("imgcache: \(URLUserInfo.shown(url)): placeholder: \(message)")
                     }
                 }
                 if !global.quiet || global.json {

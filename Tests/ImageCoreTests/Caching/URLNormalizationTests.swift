@@ -10,10 +10,23 @@ import Testing
     @Test func aNormalURLIsItsOwnKey() {
         for url in [
             "http://example.com/a.jpg", "https://cdn.example.com:8443/p/a%C3%A9.jpg?w=10&h=2",
-            "http://[::1]:8080/x", "http://user:Pass@example.com/a",
+            "http://[::1]:8080/x",
         ] {
             #expect(key(url) == url)
         }
+    }
+
+    /// A URL's user info is the request's credentials (`URLUserInfo`): the
+    /// key, and so the entry's record, never holds a password.
+    @Test func theUserInfoIsNoPartOfTheKey() {
+        #expect(key("http://user:Pass@example.com/a") == "http://example.com/a")
+        #expect(key("http://user@Example.com:80/a") == "http://example.com/a")
+        #expect(key("http://example.com/a@2x.png") == "http://example.com/a@2x.png")
+        #expect(URLUserInfo.split("http://alice%40corp:pa%3Ass@example.com/a?b@c").credentials == "alice@corp:pa:ss")
+        #expect(URLUserInfo.split("http://alice%40corp:pa%3Ass@example.com/a?b@c").url == "http://example.com/a?b@c")
+        #expect(URLUserInfo.split("http://example.com/a@2x.png").credentials == nil)
+        #expect(URLUserInfo.shown("http://alice:s3cret@example.com/a") == "http://alice:***@example.com/a")
+        #expect(URLUserInfo.shown("http://alice@example.com/a") == "http://alice@example.com/a")
     }
 
     @Test func schemeAndHostAreLowerCasedAndTheDefaultPortDropped() {

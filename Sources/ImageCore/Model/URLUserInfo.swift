@@ -1,0 +1,56 @@
+/// A URL's own `user:password@` (its user info), as curl takes it: the
+/// credentials to send, as `-u` gives them, never a part of the URL that
+/// imgcache keys, keeps in the cache or prints (the man page: "Passwords
+/// and secrets are never shown").
+public enum URLUserInfo {
+    /// `url` without its user info, and that user info percent-decoded
+    /// (`alice%40corp:pa%3Ass` sends user `alice@corp`, password `pa:ss`,
+    /// as curl decodes it), if it has one.
+    static func split(_ url: String) -> (url: String, credentials: String?) {
+        // Most URLs have no @ anywhere: one pass over the bytes.
+        guard url.utf8.contains(UInt8(ascii: "@")) else { return (url, nil) }
+        let parts = RemoteStorageURL.split(url)
+        guard let userInfo = parts.userInfo else { return (url, nil) }
+        return (parts.scheme + parts.hostAndPath, decoded(userInfo))
+    }
+
+    /// `url` as it is printed: a password in it shown as `***`
+    /// (`http://alice:***@host/a.png`). The key of either is the same: a
+    /// URL's user info is never part of its key.
+    public static func shown(_ url: String) -> String {
+        guard url.utf8.contains(UInt8(ascii: "@")) else { return url }
+        let parts = RemoteStorageURL.split(url)
+        guard let userInfo = parts.userInfo, let colon = userInfo.firstIndex(of: ":") else { return url }
+        return "\(parts.scheme)\(userInfo[..<colon]):\(SecretRedaction.mask)@\(parts.hostAndPath)"
+    }
+
+    /// `text` with each `%XX` turned into its byte; a `%` without two hex
+    /// digits is kept as it is.
+    private static func decoded(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(platformBytes: result)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
