@@ -4,29 +4,9 @@
 // scheme's default port and hex digits. Apart so that each of those files
 // reads as the steps it takes (ASCII case, which only the key changes, stays
 // private to `URLNormalization.swift`). Not `private`, which would not reach
-// across files: internal to ImageCore (`percentDecoded` is `package`:
-// `--output-dir`'s names use it).
+// across files: internal to ImageCore. Decoding `%XX` is `PercentDecoding`'s.
 
 extension URLNormalization {
-    /// `bytes` with every `%XX` escape decoded (a `%` not followed by two
-    /// hex digits is kept as it is). For `--output-dir`'s names too (package access).
-    package static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                result.append(high << 4 | low)
-                index += 3
-            } else {
-                result.append(bytes[index])
-                index += 1
-            }
-        }
-        return result
-    }
-
     static func defaultPort(_ scheme: String) -> String? {
         switch scheme.lowercased() {
         case "http": "80"
@@ -60,16 +40,7 @@ extension URLNormalization {
         }
     }
 
-    static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
-    }
+    static func isHex(_ byte: UInt8) -> Bool { PercentDecoding.hexValue(byte) != nil }
 
     static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? 0x30 + value : 0x41 + value - 10

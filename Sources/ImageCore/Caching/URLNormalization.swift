@@ -135,7 +135,7 @@ package enum URLNormalization {
     private static func normalizedHost(_ host: ArraySlice<UInt8>) -> [UInt8] {
         var decoded = Array(host)
         if host.contains(UInt8(ascii: "%")) {
-            decoded = percentDecoded(host)
+            decoded = PercentDecoding.decoded(host)
             if decoded.contains(where: isForbiddenInHost) { return host.map(lowercased) }
         }
         guard decoded.contains(where: { $0 >= 0x80 }) else { return decoded.map(lowercased) }

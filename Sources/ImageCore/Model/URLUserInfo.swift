@@ -11,7 +11,9 @@ public enum URLUserInfo {
         guard url.utf8.contains(UInt8(ascii: "@")) else { return (url, nil) }
         let parts = RemoteStorageURL.split(url)
         guard let userInfo = parts.userInfo else { return (url, nil) }
-        return (parts.scheme + parts.hostAndPath, decoded(userInfo))
+        return (
+            parts.scheme + parts.hostAndPath, String(platformBytes: PercentDecoding.decoded(ArraySlice(userInfo.utf8)))
+        )
     }
 
     /// `url` as it is printed: a password in it shown as `***`
@@ -22,35 +24,5 @@ public enum URLUserInfo {
         let parts = RemoteStorageURL.split(url)
         guard let userInfo = parts.userInfo, let colon = userInfo.firstIndex(of: ":") else { return url }
         return "\(parts.scheme)\(userInfo[..<colon]):\(SecretRedaction.mask)@\(parts.hostAndPath)"
-    }
-
-    /// `text` with each `%XX` turned into its byte; a `%` without two hex
-    /// digits is kept as it is.
-    private static func decoded(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                result.append(high << 4 | low)
-                index += 3
-            } else {
-                result.append(bytes[index])
-                index += 1
-            }
-        }
-        return String(platformBytes: result)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

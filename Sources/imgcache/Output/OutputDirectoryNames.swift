@@ -60,7 +60,7 @@ struct OutputDirectoryNames {
         guard let pathStart = afterScheme.firstIndex(of: "/") else { return nil }
         let segment = afterScheme[pathStart...].split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         var safe = String(
-            decoding: URLNormalization.percentDecoded(ArraySlice(segment.utf8)).map {
+            decoding: PercentDecoding.decoded(ArraySlice(segment.utf8)).map {
                 $0 < 0x20 || $0 == 0x7F || $0 == 0x2F ? 0x5F : $0
             },
             as: UTF8.self)
