@@ -105,11 +105,10 @@ public struct DownloadRequest: Sendable {
     /// The stall timeout that applies.
     public var effectiveTimeout: Double { timeout ?? Self.defaultTimeout }
 
-    /// A request for `url` with the defaults; the URL's own
-    /// `user:password@`, if any, becomes `credentials` (`setURL`).
+    /// A request for `url` with the defaults. An image's URL is given
+    /// through `ImageRequest` or `setURL`, which take its user info off.
     public init(url: String) {
-        self.url = ""
-        setURL(url)
+        self.url = url
     }
 
     /// Sets `url` to `given` without its `user:password@`, which becomes

@@ -74,8 +74,10 @@ public struct ImageRequest: Sendable {
     /// The URL.
     public var url: String { download.url }
 
-    /// A request for `url` with the defaults.
+    /// A request for `url` with the defaults; the URL's own
+    /// `user:password@`, if any, becomes the credentials (`setURL`).
     public init(url: String) {
-        download = DownloadRequest(url: url)
+        download = DownloadRequest(url: "")
+        download.setURL(url)
     }
 }
