@@ -24,13 +24,15 @@ enum LoopbackServices {
         return port
     }
 
-    /// Waits until `process` itself listens on `port` (at most `seconds`).
+    /// Waits until `process` itself listens on `port` (at most `seconds`:
+    /// `waitPatience`, as a start on two cores shared with the parallel
+    /// suites has taken Apache past 10 s, and a start that comes returns at once).
     /// A port from `freePort` is free when chosen, not reserved: another
     /// socket of the test run (a loopback server's, a probe's) can take it
     /// before the server binds it. The server then exits (Apache, redis,
     /// weed), or retries its bind for 2.5 s (nginx) while the other socket
     /// accepts in its place, which a connect alone took for the server.
-    static func waitForListener(_ port: Int, _ process: Process, seconds: Double = 10) throws {
+    static func waitForListener(_ port: Int, _ process: Process, seconds: Double = waitPatience) throws {
         for _ in 0..<Int(seconds * 50) {
             guard process.isRunning else {
                 throw ServiceError("exited before listening on \(port)", portMayBeTaken: true)
@@ -79,7 +81,7 @@ enum LoopbackServices {
     /// for the port and runs it) and waits until it listens there; a start
     /// that does not (its port taken meanwhile, `waitForListener`) is stopped
     /// and tried again on another port.
-    static func startListening(seconds: Double = 10, _ start: (Int) throws -> Process) throws -> Started {
+    static func startListening(seconds: Double = waitPatience, _ start: (Int) throws -> Process) throws -> Started {
         var failure = ServiceError("not started")
         for _ in 0..<5 {
             let port = try freePort()
