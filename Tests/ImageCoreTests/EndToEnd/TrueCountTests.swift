@@ -63,13 +63,16 @@ import Testing
 
     @Test func anInterruptedPrefetchCountsOnlyTheURLsItTried() async throws {
         let paths = (0..<12).map { "/stall\($0).png" }
-        for path in paths { server.route(path, .stall(seconds: 60)) }
+        // Stalled until the server stops, with no stall timeout: the state
+        // holds however late this test's task runs again to interrupt it.
+        for path in paths { server.route(path, .stall(seconds: 3600)) }
+        defer { server.stop() }
         let list = try TemporaryDirectory()
         let listPath = "\(list.path)/urls.txt"
         try Data(paths.map(server.url).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: listPath))
         let process = Process()
         process.executableURL = CLI.executable
-        process.arguments = ["prefetch", "-j", "6", listPath]
+        process.arguments = ["prefetch", "-j", "6", "--timeout", "3600", listPath]
         process.environment = ProcessInfo.processInfo.environment.merging(["IMGCACHE_DIR": cache.path]) { $1 }
         let errors = Pipe()
         process.standardError = errors
