@@ -24,6 +24,8 @@ public final class DiskCache: Sendable {
     /// The keys stored by this process, when it made the directory empty
     /// (`CacheDirectory.Prepared.madeEmpty`); nil for any other cache.
     private let storedHere: StoredThisRun?
+    /// What the cache keeps beside an entry's bytes, made from them.
+    public let variants: EntryVariants
 
     /// A disk cache over `directory`, which must have been `prepare()`d;
     /// `placement` is what `prepare()` returned (nil: read it again).
@@ -41,6 +43,7 @@ public final class DiskCache: Sendable {
         layout = Self.layout(self.placement, directory)
         self.statistics = statistics
         self.events = events
+        variants = EntryVariants(directory: directory, layout: layout, statistics: statistics, events: events)
     }
 
     static func layout(_ placement: RecordPlacement, _ directory: CacheDirectory) -> any EntryLayout {
@@ -206,69 +209,6 @@ public final class DiskCache: Sendable {
         if let previous { removeFiles(of: previous, hash: key.hash) }
         return existed
     }
-
-    /// The bytes of `entry`'s variant made by `transform`, verified; nil if
-    /// it is not kept or is damaged.
-    public func variant(of entry: CacheEntry, key: CacheKey, transform: String) -> [UInt8]? {
-        guard let variant = entry.variant(transform),
-            let bytes = try? POSIXFile.read("\(directory.shard(key.hash))/\(variant.fileName)")
-        else { return nil }
-        guard bytes.count == variant.byteCount, Digest.xxh3Hex(bytes) == variant.checksum else {
-            statistics.add(.corruptEntries)
-            events.emit("discarded corrupt variant \(transform) of \(entry.url)")
-            return nil
-        }
-        return bytes
-    }
-
-    /// Keeps `bytes` as `entry`'s variant made by `transform`: the file is
-    /// renamed into the shard, then the record is rewritten to name it. If
-    /// the entry was replaced meanwhile, or its record would not fit, the
-    /// variant is dropped.
-    public func storeVariant(
-        _ bytes: [UInt8], transform: String, fileExtension: String, of entry: CacheEntry,
-        key: CacheKey
-    ) throws {
-        let shard = directory.shard(key.hash)
-        let checksum = Digest.xxh3Hex(bytes)
-        let fileName = "\(key.hash).v\(checksum.prefix(16)).\(bytes.count).\(fileExtension)"
-        try POSIXFile.rename(try POSIXFile.writeTemporary(bytes, in: shard), to: "\(shard)/\(fileName)")
-        let variant = CacheEntry.Variant(
-            transform: transform, fileName: fileName, byteCount: bytes.count, checksum: checksum)
-        let kept: Bool
-        do {
-            kept = try layout.rewriteRecord(key.hash, ifChecksum: entry.checksum) { current in
-                current.variants.removeAll { $0.transform == transform }
-                current.variants.append(variant)
-            }
-        } catch is ExtendedAttribute.ValueTooLarge {
-            kept = false
-        }
-        if !kept { _ = try? POSIXFile.remove("\(shard)/\(fileName)") }
-    }
-
-    /// Keeps `placeholder` in `entry`'s record, in one atomic rewrite of the
-    /// record (an attribute set, or a record file renamed into place); a
-    /// `placeholder` variant file an earlier version kept goes after the
-    /// record stops naming it. If the entry was replaced meanwhile, or its
-    /// record would not fit, nothing is kept.
-    func storePlaceholder(_ placeholder: ImagePlaceholder, of entry: CacheEntry, key: CacheKey) throws {
-        var earlierFiles: [String] = []
-        do {
-            _ = try layout.rewriteRecord(key.hash, ifChecksum: entry.checksum) { current in
-                current.placeholder = placeholder
-                earlierFiles = current.variants.filter { $0.transform == Self.placeholderVariant }.map(\.fileName)
-                current.variants.removeAll { $0.transform == Self.placeholderVariant }
-            }
-        } catch is ExtendedAttribute.ValueTooLarge {
-            return
-        }
-        let shard = directory.shard(key.hash)
-        for name in earlierFiles where name != key.hash { _ = try? POSIXFile.remove("\(shard)/\(name)") }
-    }
-
-    /// The variant an earlier version kept a placeholder in, before records held it.
-    static let placeholderVariant = "placeholder"
 
     /// The record for `key` if its bytes are present at the recorded size,
     /// without reading them: fast enough for `stat` on one URL. Never

@@ -29,7 +29,7 @@ struct PlaceholderStore: Sendable {
         }
         let placeholder = try Self.compute(source, limits: limits)
         if keeping {
-            try? disk.storePlaceholder(placeholder, of: entry, key: key)
+            try? disk.variants.storePlaceholder(placeholder, of: entry, key: key)
         }
         return placeholder
     }

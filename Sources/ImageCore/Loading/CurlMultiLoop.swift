@@ -11,35 +11,6 @@ import Synchronization
 /// `maxConcurrentDownloads` at once, in `TransferQueue`'s order, and resumes each caller's continuation when its transfer ends.
 /// Every libcurl call except `curl_multi_wakeup` happens on the loop thread.
 final class CurlMultiLoop: Sendable {
-    /// The loop thread's life.
-    private enum LoopThread {
-        /// No transfer yet: `shutDown` cleans up libcurl itself.
-        case notStarted
-        /// Started (under the inbox's lock, with the first transfer), not yet
-        /// joined or detached.
-        case running(SystemThread)
-        /// Joined or detached by a `shutDown`.
-        case handedOff
-    }
-
-    private struct Inbox: Sendable {
-        var queued: TransferQueue
-        var cancelled: Set<UInt64> = []
-        var cancelAll = false
-        var shuttingDown = false
-        var thread = LoopThread.notStarted
-        var cleanedUp = false
-        /// The wake-up elision. Whether the loop, at its last look, had a
-        /// free slot: only then does a new transfer need to wake it. When
-        /// every slot is busy, the loop admits queued transfers as others
-        /// end (a finished or freed slot makes it look again at once), and a
-        /// wake-up (a write to a socket pair, and a return from poll) per
-        /// queued transfer would be wasted. A missed wake-up would leave a
-        /// transfer queued until the poll's ceiling (`longestIdlePoll`):
-        /// CurlMultiLoopTests make that an hour, so one hangs the test.
-        var wantsWork = false
-    }
-
     /// Why: a raw pointer is not Sendable, but after `init` the handle is
     /// used only on the loop thread, except for `curl_multi_wakeup`, which
     /// libcurl documents as safe to call from any thread.
@@ -48,7 +19,7 @@ final class CurlMultiLoop: Sendable {
         let share: UnsafeMutableRawPointer?
     }
 
-    private let inbox: Mutex<Inbox>
+    private let inbox: Mutex<TransferInbox>
     /// Queued transfers whose bodies their callers opened (or are opening).
     private let openedBodies = Atomic<Int>(0)
     private let handles: MultiHandle
@@ -74,7 +45,7 @@ final class CurlMultiLoop: Sendable {
         }
         handles = MultiHandle(multi: multi, share: share)
         self.settings = settings
-        inbox = Mutex(Inbox(queued: TransferQueue(order: settings.order)))
+        inbox = Mutex(TransferInbox(order: settings.order))
     }
 
     /// The body of `request`, opened by the caller before it queues the
@@ -113,14 +84,13 @@ final class CurlMultiLoop: Sendable {
         let wake: Bool
         (queued, wake) = inbox.withLock { inbox in
             guard !inbox.shuttingDown else { return (false, false) }
-            inbox.queued.append(
+            let wakes = inbox.add(
                 QueuedTransfer(id: id, request: request, host: host, body: body, continuation: continuation))
             // Started under the lock, so that `shutDown` never finds the loop
             // started without a thread to join. The thread's first look at
             // the inbox waits for this lock, and then finds the transfer.
             if case .notStarted = inbox.thread { inbox.thread = .running(startLoopThread()) }
-            defer { inbox.wantsWork = false }
-            return (true, inbox.wantsWork)
+            return (true, wakes)
         }
         guard queued else {
             if let body {
@@ -134,14 +104,14 @@ final class CurlMultiLoop: Sendable {
 
     /// Cancels one transfer, queued or running.
     func cancel(id: UInt64) {
-        inbox.withLock { _ = $0.cancelled.insert(id) }
+        inbox.withLock { $0.cancel(id) }
         imgcache_curl_multi_wakeup(handles.multi)
     }
 
     /// Cancels every transfer, queued or running, and every one queued
     /// later (SIGINT).
     func cancelAll() {
-        inbox.withLock { $0.cancelAll = true }
+        inbox.withLock { $0.cancelEverything() }
         imgcache_curl_multi_wakeup(handles.multi)
     }
 
@@ -151,12 +121,7 @@ final class CurlMultiLoop: Sendable {
     /// that thread still uses OpenSSL, whose exit handlers would pull it
     /// out from under it.
     func shutDown(waiting: Bool) {
-        let thread = inbox.withLock { inbox in
-            inbox.shuttingDown = true
-            inbox.cancelAll = true
-            defer { if case .running = inbox.thread { inbox.thread = .handedOff } }
-            return inbox.thread
-        }
+        let thread = inbox.withLock { $0.shutDown() }
         switch thread {
         case .notStarted:
             cleanUpOnce()
@@ -280,42 +245,14 @@ final class CurlMultiLoop: Sendable {
         transfers.add(transfer)
     }
 
-    private struct Work {
-        var admitted: [QueuedTransfer] = []
-        var cancelled: [UInt64] = []
-        var cancelsEverything = false
-        var shuttingDown = false
-        /// When a queued transfer held back by its host's schedule may start.
-        var nextOpening: Double?
-    }
-
     /// Takes from the inbox what the loop should do now: transfers to start
-    /// (up to the free slots, in `TransferQueue`'s order) and transfers to cancel. Queued transfers that
-    /// are cancelled are failed right here.
-    private func takeWork(running: Int, schedule: inout HostSchedule, now: Double) -> Work {
-        var dropped: [QueuedTransfer] = []
-        let work = inbox.withLock { inbox in
-            var work = Work(shuttingDown: inbox.shuttingDown)
-            if inbox.cancelAll {
-                dropped = inbox.queued.removeAll()
-                // Stays set: a transfer queued after the signal (its load
-                // was past the manager's check when it came) fails too,
-                // instead of running to its end.
-                work.cancelsEverything = true
-            }
-            if !inbox.cancelled.isEmpty {
-                dropped += inbox.queued.remove(inbox.cancelled)
-                work.cancelled = Array(inbox.cancelled)
-                inbox.cancelled.removeAll()
-            }
-            let free = settings.maxConcurrentDownloads - running
-            work.admitted = inbox.queued.admit(free, schedule: &schedule, now: now)
-            let stillFree = free - work.admitted.count
-            if stillFree > 0 && !inbox.queued.isEmpty { work.nextOpening = inbox.queued.nextOpening(schedule) }
-            inbox.wantsWork = stillFree > 0
-            return work
+    /// (up to the free slots) and transfers to cancel. Queued transfers that
+    /// are cancelled are failed right here, outside the lock.
+    private func takeWork(running: Int, schedule: inout HostSchedule, now: Double) -> TransferInbox.Work {
+        let work = inbox.withLock {
+            $0.take(free: settings.maxConcurrentDownloads - running, schedule: &schedule, now: now)
         }
-        for item in dropped {
+        for item in work.dropped {
             if let body = item.body {
                 releaseOpenedBody()
                 body.discard()
@@ -326,10 +263,7 @@ final class CurlMultiLoop: Sendable {
     }
 
     private func cleanUpOnce() {
-        let first = inbox.withLock { inbox in
-            defer { inbox.cleanedUp = true }
-            return !inbox.cleanedUp
-        }
+        let first = inbox.withLock { $0.cleanUp() }
         guard first else { return }
         imgcache_curl_multi_cleanup(handles.multi)
         if let share = handles.share { imgcache_curl_share_cleanup(share) }

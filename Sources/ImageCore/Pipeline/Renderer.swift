@@ -12,7 +12,7 @@ struct Renderer: Sendable {
         guard let encoding = request.encoding else { return try await decoded(response, request) }
         let format = encoding.resolved(for: response.info.format)
         if let name = request.variantName, let entry = response.entry,
-            let bytes = disk.variant(of: entry, key: response.key, transform: name)
+            let bytes = disk.variants.bytes(of: entry, key: response.key, transform: name)
         {
             events.emit("variant from disk (\(name)): \(request.url)")
             var rendition = RenderedResponse(response: response, fromStoredVariant: true)
@@ -31,7 +31,7 @@ struct Renderer: Sendable {
         events.emit("encoded as \(format.rawValue) (\(bytes.count) bytes): \(request.url)")
         if let name = request.variantName, let entry = response.entry, request.storesToDisk {
             do {
-                try disk.storeVariant(
+                try disk.variants.store(
                     bytes, transform: name, fileExtension: OutputFormat.encoded(format).fileExtension,
                     of: entry, key: response.key)
             } catch {

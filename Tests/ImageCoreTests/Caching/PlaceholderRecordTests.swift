@@ -51,7 +51,7 @@ import Testing
         try fixture.store()
         #expect(try fixture.cache.lookup(fixture.key)?.entry.placeholder == nil)
         // A placeholder computed for the bytes before is not put on the new entry.
-        try fixture.cache.storePlaceholder(
+        try fixture.cache.variants.storePlaceholder(
             ImagePlaceholder(thumbHash: "k0oG", blurHash: "L00000fQfQfQ", dominantColour: "#000000"),
             of: stored.entry, key: fixture.key)
         #expect(try fixture.cache.lookup(fixture.key)?.entry.placeholder == nil)
@@ -65,9 +65,9 @@ import Testing
         let fixture = try Fixture(placement)
         defer { fixture.cleanUp() }
         let stored = try store(fixture)
-        try fixture.cache.storeVariant(
+        try fixture.cache.variants.store(
             Array("thumbhash k0oG\nblurhash L00000fQfQfQ\ndominant_color #000000\n".utf8),
-            transform: DiskCache.placeholderVariant, fileExtension: "placeholder", of: stored.entry,
+            transform: EntryVariants.placeholderVariant, fileExtension: "placeholder", of: stored.entry,
             key: fixture.key)
         let earlier = try #require(DiskCache.peek(directory: fixture.directory, key: fixture.key))
         let file = "\(fixture.directory.shard(fixture.key.hash))/\(try #require(earlier.variants.first).fileName)"

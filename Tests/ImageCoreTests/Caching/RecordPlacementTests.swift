@@ -79,7 +79,7 @@ import Testing
         let cache = DiskCache(directory: directory, statistics: Statistics())
         let kept = try store("http://127.0.0.1/kept.png", in: cache)
         let aged = try store("http://127.0.0.1/aged.png", in: cache, extra: 100)
-        try cache.storeVariant(
+        try cache.variants.store(
             [1, 2, 3, 4], transform: "thumbnail=1x1", fileExtension: "png", of: aged.entry,
             key: CacheKey("http://127.0.0.1/aged.png"))
         let summary = CacheSummary.read(directory)

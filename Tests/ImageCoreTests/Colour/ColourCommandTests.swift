@@ -7,8 +7,8 @@ import Testing
 /// `fetch` with images that carry a colour profile, made at test time
 /// (`ProfiledImages`): encoded outputs keep the profile byte for byte,
 /// `--decode` converts to sRGB as Little CMS's own tools do,
-/// `--colorspace original` keeps djpeg's values, and nothing but the
-/// profile is carried over.
+/// and `--colorspace original` keeps djpeg's values (that nothing else is
+/// carried over is `StrippedMetadataTests`').
 @Suite(.serialized, .enabled(if: Corpus.directory != nil, Corpus.missing)) struct ColourCommandTests: CommandSuite {
     let fixture: CommandFixture
     let work: TemporaryDirectory
@@ -64,11 +64,13 @@ import Testing
         ]
         for (name, bytes) in sources {
             server.route("/\(name)", .ok(bytes))
-            #expect(EmbeddedProfile.read(bytes, format: try #require(sniffed(bytes))).profile?.icc == adobe, "\(name)")
+            #expect(
+                EmbeddedProfile.read(bytes, format: try #require(ProfiledImages.format(of: bytes))).profile?.icc
+                    == adobe, "\(name)")
             for encoding in ["jpeg", "png", "webp", "avif"] {
                 let out = try fetch("--thumbnail", "48x48", "--encode", encoding, server.url("/\(name)"))
                 #expect(out.status == 0, "\(name) → \(encoding): \(out.stderr)")
-                let format = try #require(sniffed(out.stdout))
+                let format = try #require(ProfiledImages.format(of: out.stdout))
                 #expect(
                     EmbeddedProfile.read(out.stdout, format: format).profile?.icc == adobe,
                     "\(name) → \(encoding) keeps the profile byte for byte")
@@ -260,25 +262,6 @@ import Testing
         #expect(why.contains("2 of 3 segments"))
     }
 
-    @Test func thumbnailsCarryNoEXIFNorGPS() throws {
-        let photo = try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)
-        let tagged = Array(photo.prefix(2)) + GPSExif.segment + photo.dropFirst(2)
-        #expect(ProfiledImages.jpegSegments(tagged).contains { $0.marker == 0xE1 })
-        server.route("/gps.jpg", .ok(tagged))
-        for encoding in ["jpeg", "png", "webp", "avif"] {
-            let out = try fetch("--thumbnail", "40x40", "--encode", encoding, server.url("/gps.jpg"))
-            #expect(out.status == 0)
-            #expect(!out.stdout.contains(GPSExif.marker), "\(encoding): no GPS")
-            #expect(!out.stdout.contains(Array("Exif".utf8)), "\(encoding): no EXIF at all")
-            #expect(EmbeddedProfile.read(out.stdout, format: try #require(sniffed(out.stdout))).profile != nil)
-        }
-        let jpeg = try fetch("--thumbnail", "40x40", server.url("/gps.jpg"))
-        #expect(
-            ProfiledImages.jpegSegments(jpeg.stdout).allSatisfy {
-                $0.marker == 0xE0 || $0.marker == 0xE2 || $0.marker >= 0xC0 && $0.marker < 0xE0 || $0.marker == 0xFE
-            })
-    }
-
     @Test func jsonNamesTheProfile() throws {
         server.route("/j.jpg", .ok(try ProfiledImages.jpeg(profile: ProfiledImages.adobeRGB, in: work)))
         server.route("/n.avif", .ok(try ProfiledImages.avif(profile: nil, cicp: "9/16/9", in: work)))
@@ -303,60 +286,5 @@ import Testing
         // Little CMS's own tool reads the profile made for it.
         _ = try Shell.output(
             "jpgicc '\(try file("p3.jpg", jpeg.stdout))' '\(work.path)/p3-checked.jpg' >/dev/null 2>&1")
-    }
-
-    private func sniffed(_ bytes: [UInt8]) -> ImageFormat? {
-        if case .supported(let format) = ImageFormat.sniff(bytes) { return format }
-        return nil
-    }
-}
-
-extension [UInt8] {
-    /// Whether `needle` occurs anywhere.
-    fileprivate func contains(_ needle: [UInt8]) -> Bool {
-        guard needle.count <= count else { return false }
-        return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-}
-
-/// An EXIF APP1 segment whose IFD0 points at a GPS IFD holding a latitude reference.
-enum GPSExif {
-    /// The GPSInfo tag (0x8825) as it appears, big-endian, in the IFD entry.
-    static let marker: [UInt8] = [0x88, 0x25, 0x00, 0x04]
-
-    static let segment: [UInt8] = {
-        var tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8]
-        tiff += [0, 1] + marker + [0, 0, 0, 1, 0, 0, 0, 26] + [0, 0, 0, 0]  // IFD0: GPSInfo → 26
-        tiff += [0, 1] + [0, 1, 0, 2, 0, 0, 0, 2] + Array("N".utf8) + [0, 0, 0] + [0, 0, 0, 0]  // GPSLatitudeRef "N"
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
-    }()
-}
-
-/// A valid ICC profile made larger by a private tag: the same colours, in more bytes.
-enum LargeProfile {
-    static func make(from path: String, padding: Int) throws -> [UInt8] {
-        let profile = try ProfiledImages.bytes(path)
-        let count = Int(profile[128]) << 24 | Int(profile[129]) << 16 | Int(profile[130]) << 8 | Int(profile[131])
-        func be(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
-        var table: [UInt8] = be(count + 1)
-        for tag in 0..<count {
-            let entry = 132 + tag * 12
-            let offset =
-                Int(profile[entry + 4]) << 24 | Int(profile[entry + 5]) << 16 | Int(profile[entry + 6]) << 8
-                | Int(profile[entry + 7])
-            table += profile[entry..<(entry + 4)] + be(offset + 12) + profile[(entry + 8)..<(entry + 12)]
-        }
-        var data = Array(profile[(132 + count * 12)...])
-        while data.count % 4 != 0 { data.append(0) }
-        let newOffset = 128 + table.count + 12 + data.count
-        table += Array("zzzz".utf8) + be(newOffset) + be(12 + padding)
-        let tag =
-            Array("data".utf8) + [0, 0, 0, 0] + [0, 0, 0, 1] + (0..<padding).map { UInt8(truncatingIfNeeded: $0) }
-        var header = Array(profile.prefix(128))
-        let total = 128 + table.count + data.count + tag.count
-        header.replaceSubrange(0..<4, with: be(total))
-        header.replaceSubrange(84..<100, with: [UInt8](repeating: 0, count: 16))  // no profile ID to check
-        return header + table + data + tag
     }
 }

@@ -56,7 +56,8 @@ import Testing
         let thumbnail = try ImageDecoder().decode(encoded.bytes, frame: nil)
         #expect(thumbnail.width == 4 && thumbnail.height == 4)
         let entry = try #require(try fixture.disk.lookup(CacheKey(url))?.entry)
-        #expect(fixture.disk.variant(of: entry, key: CacheKey(url), transform: "thumbnail-test") == encoded.bytes)
+        #expect(
+            fixture.disk.variants.bytes(of: entry, key: CacheKey(url), transform: "thumbnail-test") == encoded.bytes)
 
         let again = try await renderer(fixture).render(
             ImageResponse(disk: try #require(try fixture.disk.lookup(CacheKey(url))), request, CacheKey(url)), request)
@@ -73,6 +74,6 @@ import Testing
         let rendition = try await renderer(fixture).render(try storedResponse(fixture, request), request)
         #expect(rendition.response.encoded != nil)
         let entry = try #require(try fixture.disk.lookup(CacheKey(url))?.entry)
-        #expect(fixture.disk.variant(of: entry, key: CacheKey(url), transform: "not-kept") == nil)
+        #expect(fixture.disk.variants.bytes(of: entry, key: CacheKey(url), transform: "not-kept") == nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import TestSupport
 
 /// Images with ICC profiles, made at test time from the corpus and the
@@ -15,6 +16,12 @@ enum ProfiledImages {
     static let photo = "images/jpeg_baseline_420_photo_grace-hopper.jpg"
 
     static func bytes(_ path: String) throws -> [UInt8] { try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    /// The format `bytes` sniff as, if one imgcache supports.
+    static func format(of bytes: [UInt8]) -> ImageFormat? {
+        if case .supported(let format) = ImageFormat.sniff(bytes) { return format }
+        return nil
+    }
 
     /// The corpus photo as PPM, exactly as djpeg decodes it.
     static func photoPPM(in directory: TemporaryDirectory) throws -> String {
