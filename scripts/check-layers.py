@@ -12,6 +12,15 @@ type of ImageCore (a method, property or case by its name when no other
 member in ImageCore has that name; an initialiser as `Type(label:`). The compiler
 sees all of these; a check that saw fewer would pass edges it does not.
 
+Names are matched as a small script can, without types: a declaration
+(`let open`, `func stat`, `case name`) and an argument label or parameter
+(`open:`, `_ stat:`) are not uses; a name a file declares for itself
+(a local or member `let`/`var`, a parameter, a closure's or a `for`'s
+names) is that file's own there, so only a call of it (`open(path, ...)`)
+still reads as a use of a function another folder declares. A function
+passed by name (`map(open)`) in a file with a local of that name (or an
+argument label that begins a line) is missed.
+
 C stays in one place per library (OWNERS): a file may import a C module,
 or call a `CImageCoreShims` function, only for a library its folder owns.
 
@@ -115,6 +124,16 @@ EXTENSION = re.compile(r"^\s*(?:(?:public|package|internal|private|fileprivate)\
 MEMBER = re.compile(r"^\s*" + MODIFIERS + r"(func|let|var|case|init)\b\s*([A-Za-z_]\w*)?\s*(\(\s*([A-Za-z_]\w*))?")
 # A name not after a dot (a member); `label` marks one used as an argument label.
 IDENTIFIER = re.compile(r"(?<![.\w])([A-Za-z_]\w*)\b(?P<label>\s*:(?!:))?")
+# What makes the name after it a declaration, not a use.
+DECLARES = re.compile(r"\b(?:let|var|func|class|struct|enum|protocol|actor|typealias|associatedtype)\s+$")
+# An enum's case (`case open`); a switch's `case Type.member` is a use.
+DECLARES_CASE = re.compile(r"^\s*(?:indirect\s+)?case\s+(?:[a-z_]\w*(?:\([^)]*\))?\s*,\s*)*$")
+# Names a file declares for itself: `let`/`var` (and their tuples), a
+# closure's parameters (`{ a, b in`), a `for`'s (`for (a, b) in`), and a
+# function's parameters (`(label name: Type`, `(_ name: Type`, `(name: Type`).
+LOCAL_BINDING = re.compile(r"\b(?:let|var)\s+(?:([a-z_]\w*)|\(([^)]*)\))")
+LOCAL_LIST = re.compile(r"(?:\{|\bfor\s+(?:case\s+)?)\s*\(?\s*([a-z_]\w*(?:\s*,\s*[a-z_]\w*)*)\s*\)?\s+in\b")
+PARAMETER = re.compile(r"(?:^|[(,])\s*(?:[a-z_]\w*\s+)?([a-z_]\w*)\s*:(?!:)")
 
 
 def folder_of(path):
@@ -173,21 +192,66 @@ def with_depth(code):
         depth += line.count("{") - line.count("}")
 
 
+def local_names(code):
+    """The names `code` declares for itself: locals, members, parameters,
+    closures' and loops' names (and, taken for parameters, the labels of
+    arguments that begin a line)."""
+    names = set()
+    for line in code.split("\n"):
+        for binding in LOCAL_BINDING.finditer(line):
+            if binding.group(1):
+                names.add(binding.group(1))
+            else:
+                names.update(re.findall(r"[a-z_]\w*", binding.group(2)))
+        for listed in LOCAL_LIST.finditer(line):
+            names.update(re.findall(r"[a-z_]\w*", listed.group(1)))
+        names.update(parameter.group(1) for parameter in PARAMETER.finditer(line))
+    return names - {"_", "let", "var", "inout"}
+
+
+def is_use(line, start, end, name, locals_, functions, labelled):
+    """Whether the name at line[start:end] uses what a folder declares
+    under `name` at file scope: not its declaration, not a label, and, for
+    a name the file declares for itself, only a call of a function."""
+    if DECLARES.search(line[:start]) or name[0].islower() and DECLARES_CASE.search(line[:start]):
+        return False
+    if labelled and name[0].islower():
+        return False
+    if name in locals_:
+        return name in functions and re.match(r"\s*\(", line[end:]) is not None
+    return True
+
+
 def c_uses(path, code):
     """Each C use in a file, with its line and the libraries it may be for
     (a module that brings two is used for either): an imported C module,
     or a CImageCoreShims function (or system header) called; None for an
     import that serves no known library."""
     imports = [(number, IMPORT.match(line).group(1)) for number, line, _ in with_depth(code) if IMPORT.match(line)]
+    locals_ = local_names(code)
     uses = []
     for number, module in imports:
         if module == SHIMS:
             found = False
             for call_number, line, _ in with_depth(code):
+                if IMPORT.match(line):
+                    continue
                 for pattern, library in SHIM_CALLS:
-                    if pattern.search(line) and not IMPORT.match(line):
-                        uses.append((call_number, [library], pattern.search(line).group(0)))
+                    for match in pattern.finditer(line):
+                        # The whole identifier: a C name is a function of the
+                        # shims or of a system header, so a local is no use of it.
+                        start = match.start()
+                        end = start + re.match(r"\w*", line[start:]).end()
+                        # A member is not the C function, unless qualified by a C module.
+                        qualifier = re.search(r"(\w+)\.$", line[:start])
+                        if qualifier and qualifier.group(1) not in [SHIMS, "Glibc", *C_MODULES]:
+                            continue
+                        labelled = re.match(r"\s*:(?!:)", line[end:]) is not None
+                        if not is_use(line, start, end, line[start:end], locals_, {line[start:end]}, labelled):
+                            continue
+                        uses.append((call_number, [library], match.group(0)))
                         found = True
+                        break
             if not found:
                 uses.append((number, None, module))
         elif module in C_MODULES:
@@ -253,14 +317,17 @@ def main():
 
     edges = {}  # (from, to) -> first "file:line: name"
     for path, folder, code in files:
+        locals_ = local_names(code)
         for number, line, _ in with_depth(code):
             extended = EXTENSION.match(line)
             names = [(extended.group(1), declared.get(extended.group(1)))] if extended else []
             for used in IDENTIFIER.finditer(line):
-                # A function's name as a label or a member's declaration is not a use.
-                if used.group(1) in functions and (used.group("label") or line[: used.start()].endswith("func ")):
+                name = used.group(1)
+                if name in declared and not is_use(
+                    line, used.start(1), used.end(1), name, locals_, functions, used.group("label")
+                ):
                     continue
-                names.append((used.group(1), declared.get(used.group(1))))
+                names.append((name, declared.get(name)))
             if member_use and not MEMBER.match(line):
                 names += [("." + used.group(1), added[used.group(1)]) for used in member_use.finditer(line)]
             for pattern, target, name in initialiser_use:
