@@ -58,6 +58,30 @@ import Testing
         expectNoSecret("s3cret", in: [fetched, again, prefetched, stat, purged] + warm)
     }
 
+    /// `prefetch` shows a URL as `fetch` does, `user:***`, whichever way its
+    /// line is answered: a hit where the list is read (which printed the
+    /// line as given), a load downloaded or failed (its error line), with
+    /// `-v` and `--json`.
+    @Test func prefetchShowsTheUserAndHidesThePassword() throws {
+        let lines = [url("/private.png", userinfo: "alice:s3cret"), url("/missing.png", userinfo: "alice:s3cret")]
+        let shown = [url("/private.png", userinfo: "alice:***"), url("/missing.png", userinfo: "alice:***")]
+        let list = Array(lines.map { "\($0)\n" }.joined().utf8)
+        let cold = try run(["prefetch", "-v", "--json"], stdin: list)
+        #expect(cold.status == 4, "\(cold.stderr)")
+        // Warm: the first line is a fresh hit, answered where the list is read.
+        let warm = try run(["prefetch", "-v", "--json"], stdin: list)
+        #expect(warm.status == 6, "\(warm.stderr)")
+        #expect(server.requestCount(for: "/private.png") == 1)
+        for result in [cold, warm] {
+            let urls = result.stdoutLines.compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String
+            }
+            #expect(urls.sorted() == shown.sorted(), "\(result.stdoutText)")
+            #expect(result.stderr.contains("imgcache: \(shown[1]): "), "\(result.stderr)")
+        }
+        expectNoSecret("s3cret", in: [cold, warm])
+    }
+
     @Test func aWrongPasswordFailsForItselfAndIsNeverShownOrKept() throws {
         let wrong = url("/private.png", userinfo: "alice:wr0ngpw")
         let refused = try run("fetch", "-v", "--json", wrong)

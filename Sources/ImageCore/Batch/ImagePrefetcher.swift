@@ -64,10 +64,12 @@ public struct ImagePrefetcher: Sendable {
         }
     }
 
-    /// A load handed to a worker: the request and its key, made once a URL.
+    /// A load handed to a worker: the request and its key, made once a URL,
+    /// and the line as given, which its result carries.
     private struct Load: Sendable {
         var request: ImageRequest
         var key: CacheKey
+        var given: String
     }
 
     private let manager: ImageManager
@@ -86,7 +88,9 @@ public struct ImagePrefetcher: Sendable {
     /// options, until the input ends, cannot be read (`Tally.inputError`)
     /// or `shouldStop` says so; no load starts once it has. `progressed`
     /// hears the tally after each URL is queued; `finished` hears each result
-    /// with the tally that counts it, in completion order.
+    /// with the tally that counts it, in completion order. A result's `url`
+    /// is the line as given (trimmed), the string `makeRequest` was called
+    /// with: it may carry a `user:password@`, to be shown with `URLUserInfo.shown`.
     public func prefetch<Lines: AsyncSequence>(
         _ lines: Lines, makeRequest: @escaping @Sendable (String) -> ImageRequest, shouldStop: () -> Bool = { false },
         progressed: (Tally) -> Void = { _ in }, finished: (ImageLoadResult, Tally) -> Void
@@ -151,14 +155,16 @@ public struct ImagePrefetcher: Sendable {
                 tally.total += 1
                 seen.insert(key.string)
                 if !seen.isEstimate { tally.distinct = seen.count }
-                queue.push(Load(request: request, key: key))
+                queue.push(Load(request: request, key: key, given: url))
                 inFlight += 1
                 // Every worker may be busy: one more, up to the window.
                 if workerCount < inFlight {
                     workerCount += 1
                     workers.addTask {
                         while let load = await queue.next() {
-                            completed.push(await manager.timedLoad(load.request, key: load.key).storedOrFailed)
+                            var result = await manager.timedLoad(load.request, key: load.key).storedOrFailed
+                            result.url = load.given
+                            completed.push(result)
                         }
                     }
                 }

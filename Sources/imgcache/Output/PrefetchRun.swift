@@ -46,19 +46,21 @@ struct PrefetchRun {
         }
     }
 
+    /// Prints what `result` calls for. Its URL is the line as given, shown
+    /// as `fetch` shows it: a password as `***` (`URLUserInfo.shown`).
     private func report(_ result: ImageLoadResult) {
+        let url = URLUserInfo.shown(result.url)
         if case .failure(let error) = result.outcome, error.kind != .interrupted {
-            StandardStreams.print("imgcache: \(result.url): \(error.message)", toStderr: true, above: progress)
+            StandardStreams.print("imgcache: \(url): \(error.message)", toStderr: true, above: progress)
         }
         // Stored again after its copy could not be read: warmed, but the disk may be failing.
         if case .success(let response) = result.outcome, let warning = FetchOutput.cacheWarning(response), !quiet {
-            StandardStreams.print("imgcache: \(result.url): \(warning)", toStderr: true, above: progress)
+            StandardStreams.print("imgcache: \(url): \(warning)", toStderr: true, above: progress)
         }
         if json {
             StandardStreams.print(
                 JSONRecord.result(
-                    url: result.url, key: manager.key(for: result.url), outcome: result.outcome,
-                    durationMs: result.durationMs
+                    url: url, key: manager.key(for: result.url), outcome: result.outcome, durationMs: result.durationMs
                 ).text, above: progress)
         }
     }
