@@ -79,17 +79,24 @@ extension IMGCacheCommand {
     /// without a URL was "missing expected argument", `fetch --thumbail 64x64
     /// URL` "'64x64' is not an http or https URL"), as git and curl name it;
     /// and of many URLs only the first is given, the rest held by
-    /// `URLOperands` (the parser is quadratic in them).
+    /// `URLOperands`, and of many `-o` the first, the rest held by
+    /// `OutputOperands` (the parser is quadratic in either).
     static func checkedWords(_ arguments: [String]) -> [String] {
         guard let name = subcommand(in: arguments), let options = SubcommandOptions.options(of: name) else {
             return arguments
         }
-        let scan = OptionScan(arguments.dropFirst(), options: options)
+        var scan = OptionScan(arguments.dropFirst(), options: options, recording: OutputOperands.names)
         if let unknown = scan.unknown {
             let nearest = OptionScan.suggestion(for: unknown, options: options)
             UsageError.exit(
                 subcommand: name,
                 message: "unknown option '\(unknown)'" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
+        }
+        var arguments = arguments
+        if let (words, files) = OutputOperands.split(arguments, scan: scan) {
+            OutputOperands.hold(files)
+            arguments = words
+            scan = OptionScan(arguments.dropFirst(), options: options)
         }
         guard let (words, urls) = URLOperands.split(arguments, scan: scan) else { return arguments }
         URLOperands.hold(urls)

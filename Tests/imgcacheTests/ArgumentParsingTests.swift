@@ -239,4 +239,32 @@ extension ArgumentParsingTests {
             try IMGCacheCommand.parseAsRoot(["fetch", "-o", "a", "-o", "b", urls[0]])
         }
     }
+
+    /// The parser is quadratic in an array option's values too (`-o` 1 000
+    /// times with `-H`, which `FetchPlan` leaves to it: 970 M instructions):
+    /// it is given the first `-o` of a line, and `fetch` gets every file, in
+    /// order, through `OutputOperands`. A count, not a time.
+    @Test func theParserIsGivenOneOutputOfMany() throws {
+        let urls = (0..<4000).map { "http://127.0.0.1:9/many/\($0).png" }
+        let arguments =
+            ["fetch", "-H", "X: y"] + urls.indices.flatMap { ["-o", "f\($0)", urls[$0]] }
+            + ["--output=last.png", "-q", "http://127.0.0.1:9/last"]
+        defer {
+            URLOperands.hold(nil)
+            OutputOperands.hold(nil)
+        }
+        let words = IMGCacheCommand.checkedWords(
+            ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames))
+        #expect(words == ["fetch", "-H", "X: y", "-o", "f0", urls[0], "-q"])
+        let fetch = try #require(try IMGCacheCommand.parseAsRoot(words) as? IMGCacheCommand.Fetch)
+        #expect(fetch.output == urls.indices.map { "f\($0)" } + ["last.png"])
+        #expect(fetch.urls == urls + ["http://127.0.0.1:9/last"])
+        #expect(fetch.download.header == ["X: y"] && fetch.global.quiet)
+        // A value the parser would refuse leaves every -o to it.
+        let refused = ["fetch", "-o", "a", url, "-o", "-b", url]
+        let options = try #require(SubcommandOptions.options(of: "fetch"))
+        let scan = OptionScan(refused.dropFirst(), options: options, recording: OutputOperands.names)
+        #expect(scan.recorded == [1, 4])
+        #expect(OutputOperands.split(refused, scan: scan) == nil)
+    }
 }

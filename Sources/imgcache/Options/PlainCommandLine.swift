@@ -1,9 +1,10 @@
 /// A subcommand's command line read without swift-argument-parser, for the
 /// paths that answer before it would load (`WarmHitPlan`, `PrefetchPlan`):
 /// the subcommand, then options from a table (each at most once, under any
-/// of its names; a value attached with `=`, or `-j6` as `ArgumentNormalizer`
-/// splits it) and operands. Any other word starting with `-`, an option
-/// given twice, a flag with a value, an option without one or whose next
+/// of its names, but for the one `repeating` names; a value attached with
+/// `=`, or `-j6` as `ArgumentNormalizer` splits it) and operands. Any other
+/// word starting with `-`, an option given twice, a flag with a value, an
+/// option without one or whose next
 /// word starts with `-` (but is not `-`) is nil: the
 /// full parser then says what is wrong, in its own words. Each plan's table
 /// is proven equal to the parser's definitions by `OptionTablesTests`.
@@ -16,8 +17,14 @@ struct PlainCommandLine {
     private(set) var values: [String?]
     /// The words that are not options, in order.
     private(set) var operands: [String] = []
+    /// Every value of the option at slot `repeating`, in order (`values`
+    /// holds its first).
+    private(set) var repeated: [String] = []
 
-    init?(_ arguments: [String], subcommand: String, options: [Option]) {
+    /// Reads `arguments` with `options`; the option at slot `repeating`, if
+    /// any, may be given any number of times (an array option of the
+    /// parser's, as `fetch -o FILE` is).
+    init?(_ arguments: [String], subcommand: String, options: [Option], repeating: Int? = nil) {
         let words = ArgumentNormalizer.normalize(arguments, subcommands: [subcommand])
         guard words.first == subcommand else { return nil }
         // One slot per option, not a dictionary (see
@@ -34,7 +41,7 @@ struct PlainCommandLine {
                 operands.append(word)
                 continue
             }
-            guard values[slot] == nil else { return nil }
+            guard values[slot] == nil || slot == repeating else { return nil }
             if options[slot].takesValue {
                 let value: String
                 if let attached {
@@ -48,7 +55,8 @@ struct PlainCommandLine {
                     index += 1
                 }
                 guard !value.isEmpty else { return nil }
-                values[slot] = value
+                if slot == repeating { repeated.append(value) }
+                if values[slot] == nil { values[slot] = value }
             } else {
                 guard attached == nil else { return nil }
                 values[slot] = ""

@@ -72,8 +72,11 @@ struct OptionScan {
     private(set) var unknown: String?
     /// The positions of the operands in the words given, in order.
     private(set) var operands: [Int] = []
+    /// The positions of the words naming the option `recording` names
+    /// (`-o`, `--output` or `--output=FILE`), in order.
+    private(set) var recorded: [Int] = []
 
-    init(_ words: ArraySlice<String>, options: [PlainCommandLine.Option]) {
+    init(_ words: ArraySlice<String>, options: [PlainCommandLine.Option], recording: [String] = []) {
         func option(_ name: Substring) -> PlainCommandLine.Option? {
             options.first { $0.names.contains { $0 == name } }
         }
@@ -95,12 +98,14 @@ struct OptionScan {
                     unknown = String(name)
                     return
                 }
+                if recording.contains(where: { $0 == name }) { recorded.append(index - 1) }
                 if found.takesValue && name.count == word.count { index += 1 }
             } else if word.count == 2 {
                 guard let found = option(word[...]) else {
                     unknown = word
                     return
                 }
+                if recording.contains(word) { recorded.append(index - 1) }
                 if found.takesValue { index += 1 }
             } else {
                 // `-qv`: `ArgumentNormalizer` has split off any letter that takes a value.
@@ -198,5 +203,60 @@ enum URLOperands {
             }
         }
         return (words, scan.operands.map { arguments[$0] })
+    }
+}
+
+/// `fetch`'s `-o` files, given to the parsed command past
+/// swift-argument-parser as `URLOperands` gives the URLs. Why: the parser
+/// (1.8.2) stores an array option's value by copying the values so far and
+/// merging the set of their input positions, and removes each `-o` and its
+/// value from the middle of its list: quadratic in the `-o` given (with
+/// `-H`, which `FetchPlan` leaves to the parser, 1 000 pairs took 970 M
+/// instructions, 2 000 3.6 G). `runCommandLine` hands it the first `-o`
+/// only and holds every file here; `Fetch.validate` puts them back first.
+enum OutputOperands {
+    /// The names of the option held.
+    static let names = ["-o", "--output"]
+
+    private static let held = Mutex<[String]?>(nil)
+
+    /// Holds `files` for the command the parser is about to make (nil: none).
+    static func hold(_ files: [String]?) {
+        held.withLock { $0 = files }
+    }
+
+    /// Puts the held files in place of those the parser read, when it read the first of them alone.
+    static func restore(_ output: inout [String]) {
+        if output.count == 1, let all = held.withLock({ $0 }), all.first == output[0] { output = all }
+    }
+
+    /// `arguments` (normalized, starting with `fetch`; `scan` made with
+    /// `recording: names`) with every `-o FILE` but the first taken out,
+    /// and the files, when more than one is given and each FILE is one the
+    /// parser reads as a value (not empty, and `-` or not starting with
+    /// `-`: it refuses the others in its own words); nil otherwise.
+    static func split(_ arguments: [String], scan: OptionScan) -> (words: [String], files: [String])? {
+        guard arguments.first == "fetch", scan.recorded.count > 1 else { return nil }
+        var files: [String] = []
+        files.reserveCapacity(scan.recorded.count)
+        var dropped = [Bool](repeating: false, count: arguments.count)
+        for (nth, at) in scan.recorded.enumerated() {
+            let word = arguments[at]
+            let file: String
+            if let equals = word.firstIndex(of: "=") {
+                file = String(word[word.index(after: equals)...])
+            } else {
+                guard at + 1 < arguments.count else { return nil }
+                file = arguments[at + 1]
+                if nth > 0 { dropped[at + 1] = true }
+            }
+            guard !file.isEmpty, file == "-" || !file.hasPrefix("-") else { return nil }
+            if nth > 0 { dropped[at] = true }
+            files.append(file)
+        }
+        var words: [String] = []
+        words.reserveCapacity(arguments.count - 2 * (files.count - 1))
+        for (index, word) in arguments.enumerated() where !dropped[index] { words.append(word) }
+        return (words, files)
     }
 }

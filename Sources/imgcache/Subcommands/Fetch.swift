@@ -90,6 +90,7 @@ extension IMGCacheCommand {
 
         mutating func validate() throws {
             URLOperands.restore(&urls)
+            OutputOperands.restore(&output)
             try plan.validate()
             try download.refuseOptionsWithoutEffect()
         }
