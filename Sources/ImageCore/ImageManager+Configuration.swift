@@ -72,10 +72,14 @@ extension ImageManager.Configuration {
     /// open taken from `imgcache.conf` (the flags of the same names override the file).
     func withConfiguredTimeouts(_ request: DownloadRequest) -> DownloadRequest {
         var request = request
-        request.awsSigV4 = request.awsSigV4 ?? cache.awsSigV4
-        request.timeout = request.timeout ?? cache.timeout
-        request.connectTimeout = request.connectTimeout ?? cache.connectTimeout
-        request.maxTime = request.maxTime ?? cache.maxTime
+        // Only what the request leaves unset is set: a change copies the
+        // fields its copies share (`DownloadRequest.uniqueStorage`).
+        if request.awsSigV4 == nil, let awsSigV4 = cache.awsSigV4 { request.awsSigV4 = awsSigV4 }
+        if request.timeout == nil, let timeout = cache.timeout { request.timeout = timeout }
+        if request.connectTimeout == nil, let connectTimeout = cache.connectTimeout {
+            request.connectTimeout = connectTimeout
+        }
+        if request.maxTime == nil, let maxTime = cache.maxTime { request.maxTime = maxTime }
         return request
     }
 }
