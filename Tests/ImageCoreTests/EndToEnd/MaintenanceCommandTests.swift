@@ -259,21 +259,26 @@ import Testing
     }
 
     @Test func interruptingPrefetchExits130AndLeavesNoTemporaryFiles() throws {
-        // 40 s a body, and a slot for every URL: the slow ones are still
-        // arriving when the signal comes, however late a loaded machine lets
-        // this test look. (With 5 s bodies and -j 2 the test relied on
-        // transfers to one host running one after another; once they ran side
-        // by side the run could end first and exit 0, and the loads' tasks
-        // queue in no fixed order, so the fast one could wait behind two slow.)
+        // Bodies that stall mid-way until the server stops, no stall
+        // timeout, and a slot for every URL: the slow ones are still arriving
+        // when the signal comes, however late a loaded machine lets this test
+        // look. (With 5 s bodies and -j 2 the test relied on transfers to one
+        // host running one after another; once they ran side by side the run
+        // could end first and exit 0, and the loads' tasks queue in no fixed
+        // order, so the fast one could wait behind two slow. 40 s bodies
+        // still left a window.)
         for index in 0..<4 {
-            server.route("/slow\(index).png", .trickle(image(index, size: 20000), bytesPerSecond: 500))
+            server.route(
+                "/slow\(index).png", .stallMidBody(image(index, size: 20000), afterBytes: 5000, seconds: 3600))
         }
+        defer { server.stop() }
         server.route("/fast.png", .ok(image(9)))
         let list = try TemporaryDirectory()
         let listPath = "\(list.path)/urls.txt"
         try Data(urlList(["/fast.png", "/slow0.png", "/slow1.png", "/slow2.png", "/slow3.png"])).write(
             to: URL(fileURLWithPath: listPath))
-        let process = try CLI.start(["prefetch", "-j", "5"], cacheDir: cache.path, stdinPath: listPath)
+        let process = try CLI.start(
+            ["prefetch", "-j", "5", "--timeout", "3600"], cacheDir: cache.path, stdinPath: listPath)
         // Interrupt once the fast image is stored and the slow ones are
         // mid-transfer: waited for as long as a sanitizer's run may need
         // (20 s was a guess at a loaded machine's start, request and store).

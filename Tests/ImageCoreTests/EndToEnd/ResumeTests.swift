@@ -43,14 +43,17 @@ import Testing
     }
 
     @Test func aProcessKilledDuringASlowBodyLeavesItResumable() async throws {
-        // 200 KB at 2 KB/s: the record is written after a second of body,
-        // and the body goes on for 99 more. The wait is for that record, not
-        // a guessed time. The body outlasts any wait the test's own task can
-        // suffer: the suites beside it block the two threads async tests
-        // share, and in a sanitizer's run this test's task slept past a 10 s
-        // body, which was then whole, stored and its record gone (CI of
-        // 4ccce47: no partial file in 5 min, then a revalidation, not a resume).
-        server.route("/slow.png", .trickle(large, bytesPerSecond: 2_000, headers: ["ETag": "\"s1\""]))
+        // 200 KB at 200 bytes/s (10 every 50 ms): the record is written
+        // after a second of body, and the body goes on for 16 more minutes.
+        // The wait is for that record, not a guessed time. The body outlasts
+        // any wait the test's own task can suffer: the suites beside it block
+        // the two threads async tests share, and in a sanitizer's run this
+        // test's task slept past a 10 s body, which was then whole, stored
+        // and its record gone (CI of 4ccce47: no partial file in 5 min, then
+        // a revalidation, not a resume); 80 s has been seen, near the 100 s
+        // this body once lasted. The server stops at the end.
+        server.route("/slow.png", .trickle(large, bytesPerSecond: 200, headers: ["ETag": "\"s1\""]))
+        defer { server.stop() }
         let process = try CLI.start(["fetch", server.url("/slow.png")], cacheDir: cache.path, stdinPath: "/dev/null")
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let recorded = await waitUntil { temporaryFiles.contains { $0.hasSuffix(".partial.resume") } }

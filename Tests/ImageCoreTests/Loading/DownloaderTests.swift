@@ -83,7 +83,10 @@ import Testing
     }
 
     @Test func aStalledServerTimesOutAsANetworkError() async throws {
-        server.route("/stall", .stall(seconds: 10))
+        // Stalled until the server stops: the 1 s stall timeout is what
+        // ends the transfer, however late the transfer's thread runs.
+        server.route("/stall", .stall(seconds: 3600))
+        defer { server.stop() }
         let error = try await expectFailure(request("/stall", timeout: 1), kind: .network, using: downloader())
         #expect(error.isTransient)
         #expect(error.message.hasPrefix("timed out"), "\(error.message)")
@@ -161,12 +164,18 @@ import Testing
     }
 
     @Test func aLongQueueHoldsFewBodiesOpenAndCancellingItRemovesThem() async throws {
-        server.route("/stall", .stall(seconds: 10))
+        // Stalled until the server stops, with no stall timeout: the queue
+        // this test counts and cancels holds however late its task runs
+        // again (the suites beside it block the two threads async tests
+        // share, for over a minute under a sanitizer; with 10 s the stalled
+        // transfer could time out first and fail the group).
+        server.route("/stall", .stall(seconds: 3600))
+        defer { server.stop() }
         let loader = try downloader(concurrency: 1)
         let task = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<20 {
-                    let request = request("/stall", timeout: 10)
+                    let request = request("/stall", timeout: 3600)
                     group.addTask { _ = try await loader.download(request) }
                 }
                 try await group.waitForAll()
@@ -188,9 +197,14 @@ import Testing
     }
 
     @Test func cancellingTheTaskCancelsTheTransferAndRemovesItsFile() async throws {
-        server.route("/stall", .stall(seconds: 10))
+        // Stalled until the server stops, with no stall timeout: the
+        // transfer is still running when this test's task gets to cancel it,
+        // however late (with 10 s it could time out first: a network error,
+        // not the cancellation checked).
+        server.route("/stall", .stall(seconds: 3600))
+        defer { server.stop() }
         let loader = try downloader()
-        let request = request("/stall", timeout: 10)
+        let request = request("/stall", timeout: 3600)
         let task = Task { try await loader.download(request) }
         // Cancelled mid-transfer: once the server has the request and the body file is open.
         #expect(await waitUntil { self.server.requestCount >= 1 })
