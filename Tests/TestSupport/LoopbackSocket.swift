@@ -41,3 +41,22 @@ package enum LoopbackSocket {
         return address
     }
 }
+
+/// A loopback port that refuses every connection for as long as this value
+/// lives: a socket bound to it and never listening holds it, so no other
+/// server of the test run can take it (a port from `freePort`, closed
+/// again, is free for the next socket that asks, and a dead store's port
+/// could then answer). Connects to it are refused at once (RST).
+package final class RefusingPort: Sendable {
+    private let descriptor: Int32
+    /// The port nothing listens on.
+    package let port: Int
+
+    package init() throws {
+        (descriptor, port) = try LoopbackSocket.bound()
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}

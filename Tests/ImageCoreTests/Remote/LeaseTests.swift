@@ -194,11 +194,15 @@ struct LeaseTests {
             Issue.record("no lease in the writable store")
             return
         }
-        let stopped = try machine("redis://127.0.0.1:\(try LoopbackServices.freePort())")
+        // Held refusing: a port only free when chosen could be taken by
+        // another test's server meanwhile, and answer.
+        let dead = try RefusingPort()
+        let stopped = try machine("redis://127.0.0.1:\(dead.port)")
         guard case .unclaimed = try await claim(stopped) else {
             Issue.record("a dead store gave a lease")
             return
         }
+        withExtendedLifetime(dead) {}
     }
 
     /// A holder that keeps renewing its lease is waited for past the lease

@@ -44,13 +44,14 @@ struct RedisRemoteTests {
 
     @Test func aStoppedRedisAndAForeignValueFallBackToTheOrigin() throws {
         let stoppedCache = try TemporaryDirectory()
+        // Held refusing for the run: a port only free when chosen could be
+        // taken by another test's server meanwhile, and answer.
+        let dead = try RefusingPort()
         let stopped = try CLI.run(
-            [
-                "fetch", "--remote-storage", "redis://127.0.0.1:\(try LoopbackServices.freePort())",
-                origin.url("/a.png"),
-            ],
+            ["fetch", "--remote-storage", "redis://127.0.0.1:\(dead.port)", origin.url("/a.png")],
             cacheDir: stoppedCache.path)
         #expect(stopped.status == 0 && stopped.stdout == png)
+        withExtendedLifetime(dead) {}
         let redis = try RedisProcess()
         let connection = try RedisConnection(host: "127.0.0.1", port: redis.port, connectTimeout: 1, timeout: 1)
         let key = "imgcache:\(RemoteObject.layoutVersion):\(CacheKey(origin.url("/a.png")).hash)"
