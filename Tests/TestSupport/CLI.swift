@@ -27,7 +27,10 @@ package enum CLI {
     }()
 
     /// Runs `imgcache arguments...` (or another `executable`) with the cache
-    /// in `cacheDir`, feeding `stdin`; kills it after `timeout` seconds.
+    /// in `cacheDir`, feeding `stdin`; kills it after `timeout` seconds, or
+    /// `waitPatience` if longer: the kill only ends a hang, and under a
+    /// sanitizer (5 min) a heavy decode or a long run beside the other
+    /// suites on two cores can outlast a bound chosen for a plain build.
     package static func run(
         _ arguments: [String], cacheDir: String, stdin: [UInt8] = [], environment: [String: String] = [:],
         timeout: Double = 60, executable: URL = executable
@@ -48,7 +51,7 @@ package enum CLI {
         let out = Drain(output.fileHandleForReading), err = Drain(errors.fileHandleForReading)
         input.fileHandleForWriting.write(Data(stdin))
         try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(max(timeout, waitPatience))
         while process.isRunning && Date() < deadline { usleep(5_000) }
         if process.isRunning {
             process.terminate()
