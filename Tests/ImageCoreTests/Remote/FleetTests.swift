@@ -185,10 +185,12 @@ struct FleetTests {
         // real SIGKILL. Past its first renewal (every 2 s), so the others
         // follow a lease that was renewed, not a fresh one.
         usleep(2_500_000)
-        let others = try caches.dropFirst().map { cache in
+        let logs = try TemporaryDirectory()
+        let logPaths = (1..<caches.count).map { "\(logs.path)/machine\($0).log" }
+        let others = try zip(caches.dropFirst(), logPaths).map { cache, log in
             try CLI.start(
-                ["fetch", "--remote-storage", store, origin.url("/slow.png")], cacheDir: cache.path,
-                stdinPath: "/dev/null", environment: environment)
+                ["fetch", "-v", "--remote-storage", store, origin.url("/slow.png")], cacheDir: cache.path,
+                stdinPath: "/dev/null", environment: environment, stderrPath: log)
         }
         // The others start (tens of milliseconds) and find the lease held.
         usleep(300_000)
@@ -202,9 +204,19 @@ struct FleetTests {
             #expect(other.terminationStatus == 0)
         }
         let elapsed = Date().timeIntervalSince(killed)
-        // The lease, the margin and a poll: 8 s; the man page promises 10
-        // (a sanitizer's starved pool is given no bound).
-        if upperTimeBoundsHold { #expect(elapsed <= 10, "the others finished \(elapsed) s after the kill") }
+        // What the man page's "within 10 s of the kill" rests on, checked as
+        // what happened rather than when (the others are processes on two
+        // cores shared with the suites beside this one, and 8 s of the 10
+        // are the lease and its margin): one of the others took the dead
+        // holder's lease over once it ran out, and none gave up waiting.
+        let said = logPaths.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }
+        #expect(
+            said.filter { $0.contains("took the download lease") }.count == 1
+                && !said.contains { $0.contains("gave up waiting") },
+            "\(said)")
+        // A bound that only a hang reaches (the lease, its margin and a poll
+        // are 8 s); a sanitizer's run is given none.
+        if upperTimeBoundsHold { #expect(elapsed <= 40, "the others finished \(elapsed) s after the kill") }
         // The holder's GET, and one more by whichever of the others took the lease over.
         #expect(origin.requestCount(for: "/slow.png") == 2)
     }
