@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// A process counts in memory and adds its counts to one of 16 shard files
 /// when it finishes, under an exclusive `flock` on that shard, so concurrent
-/// processes lose no increments; a reader sums the shards.
+/// processes lose no increments; a reader sums the shards, each read under
+/// a shared `flock` (the writer rewrites a shard in place, so a read without
+/// it could see old and new text mixed).
 ///
 /// Remote counters are also kept per storage (each shard of a sharded one),
 /// as `COUNTER STORAGE N` lines beside the `COUNTER N` totals; a reader
@@ -131,7 +133,7 @@ public final class Statistics: Sendable {
     public static func storageTotals(in directory: CacheDirectory) -> [String: [Counter: Int]] {
         var totals: [String: [Counter: Int]] = [:]
         for name in POSIXFile.list(directory.stats) {
-            guard let bytes = try? POSIXFile.read("\(directory.stats)/\(name)", limit: 1 << 20) else { continue }
+            guard let bytes = try? POSIXFile.readShared("\(directory.stats)/\(name)", limit: 1 << 20) else { continue }
             for (storage, counts) in parseByStorage(bytes) {
                 for (counter, amount) in counts { totals[storage, default: [:]][counter, default: 0] += amount }
             }
@@ -162,7 +164,7 @@ public final class Statistics: Sendable {
     public static func totals(in directory: CacheDirectory) -> [Counter: Int] {
         var totals: [Counter: Int] = [:]
         for name in POSIXFile.list(directory.stats) {
-            guard let bytes = try? POSIXFile.read("\(directory.stats)/\(name)", limit: 1 << 20) else { continue }
+            guard let bytes = try? POSIXFile.readShared("\(directory.stats)/\(name)", limit: 1 << 20) else { continue }
             for (counter, amount) in parse(bytes) { totals[counter, default: 0] += amount }
         }
         return totals

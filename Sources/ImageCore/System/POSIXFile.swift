@@ -37,6 +37,21 @@ package enum POSIXFile {
         }
     }
 
+    /// Reads a whole file under a shared `flock` lock, taken before its size
+    /// is: a writer that rewrites the file in place under the exclusive one
+    /// (`OpenFile.locked`) is never read halfway. Nil if it does not exist.
+    /// The corresponding C functions are `open`, `flock`, `fstat` and `read`.
+    static func readShared(_ path: String, limit: Int = Int.max) throws -> [UInt8]? {
+        try withOpenFile(path) { fd in
+            guard retryingInterrupts({ flock(fd, LOCK_SH) }) == 0 else {
+                throw ImageCoreError.cacheIO("cannot lock", path: path, errno: errno)
+            }
+            let (size, _) = try status(of: fd, path: path)
+            guard size <= limit else { throw ImageCoreError(.cacheIO, "\(path) is larger than \(limit) bytes") }
+            return try read(fd, count: size, path: path)
+        }
+    }
+
     /// Calls `body` with `path` open for reading, closing it after; nil if
     /// the file does not exist.
     static func withOpenFile<Result>(_ path: String, _ body: (Int32) throws -> Result) throws -> Result? {

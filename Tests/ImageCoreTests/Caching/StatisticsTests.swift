@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -73,4 +74,47 @@ import Testing
         }.joined()
         #expect(try String(contentsOfFile: shard, encoding: .utf8) == expected)
     }
+
+    /// `stat` reads a shard under the shared lock: a flush holding the
+    /// exclusive one halfway through its rewrite (new text over old) is
+    /// waited for, and the new text is read whole. Without it the read is
+    /// answered at once from the torn text. The reader is seen waiting as a
+    /// blocked request in /proc/locks (or seen done), not by time.
+    @Test func statReadsAShardBeingRewrittenWhole() async throws {
+        let temporary = try TemporaryDirectory()
+        let directory = CacheDirectory(root: temporary.path)
+        try FileManager.default.createDirectory(atPath: directory.stats, withIntermediateDirectories: true)
+        let shard = "\(directory.stats)/3"
+        try Data("disk-hits 9\nmisses 9\n".utf8).write(to: URL(fileURLWithPath: shard))
+        var info = Glibc.stat()
+        #expect(Glibc.lstat(shard, &info) == 0)
+        let new = Array("disk-hits 10\nmisses 10\n".utf8)
+
+        let writer = try #require(try OpenFile.locked(shard, waiting: true))
+        try writer.write(Array(new.prefix(12)))
+        let read = ReadResult()
+        Thread.detachNewThread { read.set(Statistics.totals(in: directory)) }
+        let settled = await waitUntil { read.value != nil || Self.aLockIsAwaited(onInode: UInt64(info.st_ino)) }
+        #expect(settled)
+        try writer.write(Array(new.dropFirst(12)))
+        writer.close()
+
+        #expect(await waitUntil { read.value != nil })
+        #expect(read.value == [.diskHits: 10, .misses: 10], "the old text and the new, mixed")
+    }
+
+    /// Whether /proc/locks lists a blocked request (`->`) for the file whose inode is `inode`.
+    private static func aLockIsAwaited(onInode inode: UInt64) -> Bool {
+        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        return locks.split(separator: "\n").contains { line in
+            line.contains("->") && line.split(separator: " ").contains { $0.hasSuffix(":\(inode)") }
+        }
+    }
+}
+
+/// What a reader thread read, once it has.
+private final class ReadResult: Sendable {
+    private let box = Mutex<[Statistics.Counter: Int]?>(nil)
+    var value: [Statistics.Counter: Int]? { box.withLock { $0 } }
+    func set(_ value: [Statistics.Counter: Int]) { box.withLock { $0 = value } }
 }
