@@ -105,7 +105,7 @@ import Testing
 
     /// Whether /proc/locks lists a blocked request (`->`) for the file whose inode is `inode`.
     private static func aLockIsAwaited(onInode inode: UInt64) -> Bool {
-        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        guard let locks = procFileText("/proc/locks") else { return false }
         return locks.split(separator: "\n").contains { line in
             line.contains("->") && line.split(separator: " ").contains { $0.hasSuffix(":\(inode)") }
         }

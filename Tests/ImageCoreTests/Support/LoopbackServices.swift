@@ -50,7 +50,7 @@ enum LoopbackServices {
 
     /// The inode of the TCP socket listening on `port`, if any (`/proc/net/tcp`).
     static func listeningSocket(_ port: Int) -> String? {
-        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let table = procFileText("/proc/net/tcp") ?? ""
         let local = ":" + String(format: "%04X", port)
         for line in table.split(separator: "\n").dropFirst() {
             // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode

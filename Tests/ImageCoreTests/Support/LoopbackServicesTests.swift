@@ -57,4 +57,15 @@ import Testing
         let listening = try #require(LoopbackServices.listeningSocket(port))
         #expect(LoopbackServices.socketsHeld(by: process.processIdentifier).contains(listening))
     }
+
+    /// Every listener is found, however long the socket table: with more
+    /// sockets than one page of /proc/net/tcp holds (27), a listener listed
+    /// past it was never seen, and its service "did not start" (with
+    /// `String(contentsOfFile:)`, which reads one page, this test fails).
+    @Test func aListenerPastTheSocketTablesFirstPageIsFound() throws {
+        let servers = try (0..<60).map { _ in try TestHTTPServer() }
+        defer { for server in servers { server.stop() } }
+        let missed = servers.map(\.port).filter { LoopbackServices.listeningSocket($0) == nil }
+        #expect(missed.isEmpty, "\(missed.count) of 60 listeners not found")
+    }
 }
