@@ -80,8 +80,9 @@ struct HTTPLeaseTests {
     /// duration has run out; a renewal starts the count again.
     @Test func aDeadHolderWhoseClockRanAheadIsTakenOverAfterItsDuration() async throws {
         let apache = try ApacheProcess()
-        let clock = TestClock()
-        let ahead = TestClock(wall: clock.wallNow() + 300)
+        // A lease taken is read back again after `leaseSettle`, a sleep that passes its own time.
+        let clock = TestClock(advancingWhenSlept: true)
+        let ahead = TestClock(wall: clock.wallNow() + 300, advancingWhenSlept: true)
         let store = { (clock: TestClock) in
             HTTPRemoteStorage(
                 try RemoteStorageURL(parsing: apache.url + "|timeout=5000|connect-timeout=2000"), network: self.network,
