@@ -18,6 +18,7 @@
 static struct {
     de265_decoder_context *(*new_decoder)(void);
     de265_error (*free_decoder)(de265_decoder_context *);
+    de265_error (*start_worker_threads)(de265_decoder_context *, int);
     de265_error (*push_NAL)(de265_decoder_context *, const void *, int, de265_PTS, void *);
     de265_error (*flush_data)(de265_decoder_context *);
     de265_error (*decode)(de265_decoder_context *, int *);
@@ -36,6 +37,7 @@ static struct {
 static const imgcache_library_symbol symbols[] = {
     IMGCACHE_SYMBOL(api.new_decoder, "de265_new_decoder"),
     IMGCACHE_SYMBOL(api.free_decoder, "de265_free_decoder"),
+    IMGCACHE_SYMBOL(api.start_worker_threads, "de265_start_worker_threads"),
     IMGCACHE_SYMBOL(api.push_NAL, "de265_push_NAL"),
     IMGCACHE_SYMBOL(api.flush_data, "de265_flush_data"),
     IMGCACHE_SYMBOL(api.decode, "de265_decode"),
@@ -60,6 +62,10 @@ int imgcache_hevc_load(char *error) { return imgcache_library_load(&library, err
 imgcache_hevc_decoder *imgcache_hevc_new(void) { return (imgcache_hevc_decoder *)api.new_decoder(); }
 
 void imgcache_hevc_free(imgcache_hevc_decoder *decoder) { (void)api.free_decoder((de265_decoder_context *)decoder); }
+
+int imgcache_hevc_start_threads(imgcache_hevc_decoder *decoder, int threads) {
+    return api.start_worker_threads((de265_decoder_context *)decoder, threads) == DE265_OK ? 0 : -1;
+}
 
 int imgcache_hevc_push(imgcache_hevc_decoder *decoder, const uint8_t *nal, int length) {
     return api.push_NAL((de265_decoder_context *)decoder, nal, length, 0, NULL) == DE265_OK ? 0 : -1;

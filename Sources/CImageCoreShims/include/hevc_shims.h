@@ -41,6 +41,13 @@ int imgcache_hevc_load(char *error);
 imgcache_hevc_decoder *imgcache_hevc_new(void);
 /// The corresponding C function is `de265_free_decoder`.
 void imgcache_hevc_free(imgcache_hevc_decoder *decoder);
+/// Gives the decoder `threads` worker threads, joined by imgcache_hevc_free:
+/// libde265 then decodes a picture's rows of CTBs in parallel where the
+/// stream's PPS allows it (entropy_coding_sync_enabled_flag: wavefronts; or
+/// tiles), the calling thread waiting.
+/// Returns 0, or -1 if they could not be started. The corresponding C
+/// function is `de265_start_worker_threads`.
+int imgcache_hevc_start_threads(imgcache_hevc_decoder *decoder, int threads);
 /// One NAL unit, without start code or length prefix. Returns 0, or -1 when
 /// libde265 refuses it. The corresponding C function is `de265_push_NAL`.
 int imgcache_hevc_push(imgcache_hevc_decoder *decoder, const uint8_t *nal, int length);

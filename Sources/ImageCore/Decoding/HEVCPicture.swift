@@ -15,11 +15,16 @@ final class HEVCPicture {
 
     /// `image` decoded, handed to `body` while the picture lives; nil if
     /// libde265 failed or refused a NAL unit, or the data's length fields
-    /// run past it. The corresponding C function is `imgcache_hevc_decode`.
+    /// run past it. With `threads` above 0, libde265 decodes on that many
+    /// worker threads of its own (`imgcache_hevc_start_threads`), the
+    /// calling one waiting. The corresponding C function is `imgcache_hevc_decode`.
     static func decode<Result>(
-        _ image: HEVCThumbnail.CodedImage, _ bytes: [UInt8], _ body: (HEVCPicture) -> Result
+        _ image: HEVCThumbnail.CodedImage, _ bytes: [UInt8], threads: Int = 0, _ body: (HEVCPicture) -> Result
     ) -> Result? {
         guard let decoder = HEVCPicture() else { return nil }
+        guard threads <= 0 || imgcache_hevc_start_threads(decoder.decoder, Int32(min(threads, 64))) == 0 else {
+            return nil
+        }
         let pushed: Bool = bytes.withUnsafeBufferPointer { file in
             for unit in image.parameterSets {
                 guard

@@ -170,8 +170,12 @@ struct HEVCThumbnail {
         var planes = [Float](repeating: 0, count: count * 3)
         var colour: (matrix: Int, fullRange: Bool)?
         let made: Bool = planes.withUnsafeMutableBufferPointer { out in
+            let workers = workers ?? automaticWorkers()
+            defer { workers.release() }
             if tiles.count == 1 {
-                return HEVCPicture.decode(tiles[0], bytes) { picture in
+                // The caller waits while libde265's threads decode: as many as the workers.
+                let threads = workers.count > 1 ? workers.count : 0
+                return HEVCPicture.decode(tiles[0], bytes, threads: threads) { picture in
                     guard let layout = picture.layout(width: width, height: height) else { return false }
                     colour = tiles[0].colour ?? picture.colour
                     for plane in 0..<3 {
@@ -183,8 +187,6 @@ struct HEVCThumbnail {
                     return true
                 } ?? false
             }
-            let workers = workers ?? automaticWorkers()
-            defer { workers.release() }
             colour = HEVCGridStrips(
                 self, bytes, into: out.baseAddress!, outWidth: outWidth, outHeight: outHeight, workers: workers.count
             ).run()
@@ -222,13 +224,14 @@ extension HEVCThumbnail {
     }
 
     /// Pixels a worker must have before a thread pays for itself: two
-    /// 512 × 512 tiles, about 20 ms of libde265 (a thread costs tens of µs).
+    /// 512 × 512 tiles, about 20 ms of libde265 (a thread costs tens of µs;
+    /// a single image's CTB rows wait for the row above, two CTBs ahead).
     static let pixelsPerWorker = 2 * 512 * 512
 
     /// The workers `planWorkers` gives, with the CPUs shared among the
     /// decodes using threads now (`imgcache_hevc_workers_begin`, or
-    /// `IMGCACHE_HEIC_THREADS`), asked for only by a grid big enough to
-    /// use more than one: a single image, or a small grid, starts no thread.
+    /// `IMGCACHE_HEIC_THREADS`), asked for only by an image or grid big
+    /// enough to use more than one: a small one starts no thread.
     func automaticWorkers() -> Workers {
         guard planWorkers(share: .max) > 1 else { return Workers(count: 1) }
         let share = imgcache_hevc_workers_begin()
@@ -236,14 +239,16 @@ extension HEVCThumbnail {
         return Workers(count: count, granted: share)
     }
 
-    /// `workers(share:tiles:pixels:)` for this grid.
+    /// `workers(share:tiles:pixels:)` for this grid or image.
     func planWorkers(share: Int) -> Int {
         Self.workers(share: share, tiles: tiles.count, pixels: width * height)
     }
 
-    /// As many workers as `share` allows, no more than the `tiles`, and no
-    /// more than one for each `pixelsPerWorker` of the grid's `pixels`; at least 1.
+    /// As many workers as `share` allows, no more than one for each
+    /// `pixelsPerWorker` of the image's `pixels`, and for a grid no more
+    /// than its `tiles`; at least 1. A single image's workers are
+    /// libde265's own threads, decoding rows of CTBs in parallel.
     static func workers(share: Int, tiles: Int, pixels: Int) -> Int {
-        max(1, min(share, tiles, pixels / pixelsPerWorker))
+        max(1, min(share, tiles == 1 ? .max : tiles, pixels / pixelsPerWorker))
     }
 }

@@ -204,12 +204,37 @@ struct HEVCThumbnailTests {
         }
     }
 
+    /// A single image decoded by libde265 on its own worker threads (heif-enc
+    /// codes with wavefronts: rows of CTBs in parallel) gives the bytes the
+    /// calling thread alone gives; a damaged one gives none on any number,
+    /// and the threads end (the test would hang on their join otherwise).
+    @Test func anImageOnLibde265sThreadsGivesTheBytesOfOne() throws {
+        var heic = try HEIFSamples.encode(try colourBars(), options: "-q 50", in: work)
+        let items = try #require(HEIFItems(heic))
+        for size in [(100, 68), (250, 170), (5, 2)] {
+            let plan = try #require(HEVCThumbnail(heic, items: items, size: size), "libheif's path was taken")
+            let one = try #require(plan.thumbnail(heic, size: size, workers: .init(count: 1)))
+            for workers in [2, 3, 8] {
+                let many = try #require(plan.thumbnail(heic, size: size, workers: .init(count: workers)))
+                #expect(many == one, "\(workers) threads at \(size): other bytes than the calling thread's")
+            }
+        }
+        for index in stride(from: heic.count * 3 / 4, to: heic.count, by: 3) { heic[index] = 0xFF }
+        let plan = try #require(HEVCThumbnail(heic, items: items, size: (100, 68)))
+        for workers in [1, 2, 3, 8] {
+            #expect(plan.thumbnail(heic, size: (100, 68), workers: .init(count: workers)) == nil, "\(workers) threads")
+        }
+    }
+
     /// Threads only where they pay: one for each two 512 × 512 tiles'
-    /// worth of pixels at most, never more than the tiles or the CPUs'
-    /// share; a single image or a small grid decodes on the calling thread.
+    /// worth of pixels at most, never more than a grid's tiles or the CPUs'
+    /// share (a single image's are libde265's); a small image or grid
+    /// decodes on the calling thread.
     @Test func workersFollowTheGridsSizeAndTheCPUsShare() {
         let photo = 4032 * 3024
-        #expect(HEVCThumbnail.workers(share: 8, tiles: 1, pixels: photo) == 1)
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 1, pixels: photo) == 8)
+        #expect(HEVCThumbnail.workers(share: 2, tiles: 1, pixels: photo) == 2)
+        #expect(HEVCThumbnail.workers(share: 8, tiles: 1, pixels: 640 * 480) == 1)
         #expect(HEVCThumbnail.workers(share: 8, tiles: 4, pixels: 240 * 160) == 1)
         #expect(HEVCThumbnail.workers(share: 8, tiles: 2, pixels: 2 * 512 * 512) == 1)
         #expect(HEVCThumbnail.workers(share: 8, tiles: 4, pixels: 4 * 512 * 512) == 2)
