@@ -123,7 +123,7 @@ struct HTTPLeaseTests {
         let waiters = try (0..<4).map { _ in try storage(apache.url) }
         let answers = try await withThrowingTaskGroup(of: LeaseAnswer.self) { group in
             for (index, waiter) in waiters.enumerated() {
-                group.addTask { try await waiter.acquireLease(key.hash, token: "w\(index)", duration: 60) }
+                group.addTask { try await waiter.acquireLease(key.hash, token: "w\(index)", duration: 3600) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }

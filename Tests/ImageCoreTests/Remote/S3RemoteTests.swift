@@ -210,6 +210,9 @@ struct S3RemoteTests {
 
     /// Six lease requests for one new key at once: the server's conditional
     /// PUT is atomic, so exactly one wins, however long the others wait in it.
+    /// The lease lasts an hour: a request that waits longer than the lease
+    /// (51 s passed in a loaded run, with 30 s leases) rightly takes over one
+    /// that ran out.
     @Test func racingLeaseRequestsHaveOneWinner() async throws {
         let bucket = try s3.makeBucket()
         var settings = AWSSettings()
@@ -225,14 +228,14 @@ struct S3RemoteTests {
         // loser below must be another store than the winner.
         let answers = try await withThrowingTaskGroup(of: (Int, LeaseAnswer).self) { group in
             for (index, store) in stores.enumerated() {
-                group.addTask { (index, try await store.acquireLease("race", token: "t\(index)", duration: 30)) }
+                group.addTask { (index, try await store.acquireLease("race", token: "t\(index)", duration: 3600)) }
             }
             return try await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }.map(\.1)
         }
         #expect(answers.filter { $0 == .acquired }.count == 1, "\(answers)")
         #expect(answers.filter { if case .held = $0 { true } else { false } }.count == 5, "\(answers)")
         let loser = (answers.firstIndex(of: .acquired)! + 1) % 6
-        #expect(try await !stores[loser].renewLease("race", token: "t\(loser)", duration: 30))
+        #expect(try await !stores[loser].renewLease("race", token: "t\(loser)", duration: 3600))
     }
 
     /// A lease that ran out (its holder died) is taken over by `If-Match`,
