@@ -70,7 +70,8 @@ struct DownloadOptions: ParsableArguments {
         name: [.customShort("u"), .long], parsing: .unconditional,
         help: ArgumentHelp(
             "HTTP authentication; never stored in the cache. A URL's own user:password@ is sent the same way "
-                + "(this option wins), never part of its key, and shown as user:***.", valueName: "user:password"))
+                + "(this option wins), never part of its key, and shown as user:***, or by -v without it.",
+            valueName: "user:password"))
     var user: String?
 
     @Option(
