@@ -99,6 +99,8 @@ man-lint:
 	@out=$$(groff -ww -mandoc -z man/imgcache.1 2>&1); [ -z "$$out" ] || { echo "$$out"; exit 1; }
 	mandoc -T lint -W warning man/imgcache.1
 
+# Fails if a command it shows exits with another status than the one it shows
+# (.ci/run runs it: the release-only link flags are checked there).
 demo: build
 	@sh scripts/demo.sh "$(BUILD_DIR)/imgcache"
 

@@ -35,31 +35,43 @@ export IMGCACHE_DIR="$work/cache"
 PATH="$(cd "$(dirname "$IMGCACHE")" && pwd):$PATH"
 cd "$work"
 
-run() { printf '\n$ %s\n' "$*"; "$@" || printf '(exit status %s)\n' "$?"; }
+# run STATUS COMMAND...: shows the command, its output and its exit status
+# when not 0. A status other than STATUS (the man page's EXIT STATUS) fails
+# the demo at its end, so `make demo` also checks the release build.
+unexpected=""
+run() {
+    expected=$1
+    shift
+    printf '\n$ %s\n' "$*"
+    status=0
+    "$@" || status=$?
+    [ "$status" = 0 ] || printf '(exit status %s)\n' "$status"
+    [ "$status" = "$expected" ] || unexpected="$unexpected
+  $* exited $status, not $expected"
+}
 
 echo "Serving sample images at $base (cache: $IMGCACHE_DIR)"
-run imgcache fetch -v "$base/photo.jpg" -o "out/photo.jpg"
-run imgcache fetch -v "$base/photo.jpg" -o "out/photo.jpg"
-run imgcache fetch --json "$base/photo.jpg" "$base/gradient.png" "$base/anim.gif" "$base/alpha.webp"
+run 0 imgcache fetch -v "$base/photo.jpg" -o "out/photo.jpg"
+run 0 imgcache fetch -v "$base/photo.jpg" -o "out/photo.jpg"
+run 0 imgcache fetch --json "$base/photo.jpg" "$base/gradient.png" "$base/anim.gif" "$base/alpha.webp"
 printf '\n$ %s | head -c 60 | od -c | head -3\n' "imgcache fetch --decode pam $base/gradient.png"
 imgcache fetch --decode pam "$base/gradient.png" | head -c 60 | od -c | head -3
-run imgcache fetch --path "$base/alpha.webp"
-run imgcache fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "out/thumb.jpg"
-run imgcache fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "out/thumb.jpg"
-run imgcache fetch "$base/missing.jpg" -o "out/missing.jpg"
-run imgcache fetch "$base/missing.jpg" -o "out/missing.jpg"
-run imgcache fetch "$base/error-page.jpg" -o "out/error.jpg"
-run imgcache fetch --offline "$base/never-fetched.png" -o "out/x.png"
+run 0 imgcache fetch --path "$base/alpha.webp"
+run 0 imgcache fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "out/thumb.jpg"
+run 0 imgcache fetch -v --thumbnail 80x80 "$base/photo.jpg" -o "out/thumb.jpg"
+run 4 imgcache fetch "$base/missing.jpg" -o "out/missing.jpg"
+run 6 imgcache fetch "$base/missing.jpg" -o "out/missing.jpg"
+run 5 imgcache fetch "$base/error-page.jpg" -o "out/error.jpg"
+run 7 imgcache fetch --offline "$base/never-fetched.png" -o "out/x.png"
 printf '%s\n' "# a warm-up list: blank lines, comments and duplicates are fine" "$base/photo.jpg" "" \
     "$base/gradient.png" "$base/more.jpg" "$base/photo.jpg" "$base/missing.jpg" > urls.txt
 cp site/photo.jpg site/more.jpg
-printf '\n$ %s < urls.txt\n' "imgcache prefetch"
-imgcache prefetch < urls.txt || printf '(exit status %s)\n' "$?"
-run imgcache stat
-run imgcache stat "$base/photo.jpg"
-run imgcache purge
-run imgcache purge "$base/more.jpg"
-run imgcache clean --dry-run --max-size 4K
+run 6 imgcache prefetch urls.txt
+run 0 imgcache stat
+run 0 imgcache stat "$base/photo.jpg"
+run 64 imgcache purge
+run 0 imgcache purge "$base/more.jpg"
+run 0 imgcache clean --dry-run --max-size 4K
 # The readiness check above (GET /) is the demo's own request, not imgcache's.
 printf '\nRequests imgcache sent the server, with how many times each (from its log):\n'
 grep -o '"GET /[^ "][^"]*"' server.log | sort | uniq -c
@@ -67,3 +79,7 @@ printf '%s\n' \
     "Each path was asked for once, however often it was fetched above: photo.jpg's repeats came from the" \
     "cache (fresh for an hour, as the server's Cache-Control said), and missing.jpg's second fetch was" \
     "answered by the failed-URL list (exit 6) without asking the server again."
+if [ -n "$unexpected" ]; then
+    printf 'demo: commands that did not exit as shown:%s\n' "$unexpected" >&2
+    exit 1
+fi
