@@ -89,14 +89,19 @@ public struct FailedURLRegistry: Sendable {
     /// and as often by anyone testing a guess.
     static let stretchingRounds: UInt32 = 100_000
 
-    /// `secrets` stretched, remembered for the run by their SHA-256.
+    /// `secrets` stretched, remembered for the run by their SHA-256. Stretched
+    /// under the lock: a run's first loads ask together (`prefetch -j6`), and
+    /// each would otherwise pay the 20 ms for the same answer; the others wait
+    /// for it instead.
     private static func stretched(_ secrets: String) -> String {
         let bytes = Array(secrets.utf8)
         let name = Digest.sha256Hex(bytes)
-        if let known = stretchedSecrets.withLock({ $0[name] }) { return known }
-        let digest = Digest.stretchedHex(bytes, salt: "imgcache failed-URL list", iterations: stretchingRounds)
-        stretchedSecrets.withLock { $0[name] = digest }
-        return digest
+        return stretchedSecrets.withLock { known in
+            if let digest = known[name] { return digest }
+            let digest = Digest.stretchedHex(bytes, salt: "imgcache failed-URL list", iterations: stretchingRounds)
+            known[name] = digest
+            return digest
+        }
     }
 
     private static let stretchedSecrets = Mutex<[String: String]>([:])
