@@ -126,12 +126,18 @@ extension IMGCacheCommand {
     /// swift-argument-parser builds the subcommand's argument set twice,
     /// once to see whether it takes passthrough arguments (it reflects over
     /// every option), then to parse: 10 M of `fetch`'s 26 M instructions of
-    /// parsing. The root holds no options of its own, so the result is the same.
+    /// parsing. The root holds no options of its own, so the result is the same,
+    /// but for `SUBCOMMAND --help`: the parser answers it with its own help
+    /// command, which renders the usage of the command stack it was parsed
+    /// in (`USAGE: fetch [<options>] <url> ...`, where `imgcache help fetch`
+    /// says `USAGE: imgcache fetch ...`), so that goes through the root too.
     static func parseSubcommandAlone(_ arguments: [String]) -> (any ParsableCommand)? {
         guard let name = arguments.first,
-            let subcommand = configuration.subcommands.first(where: { $0._commandName == name })
+            let subcommand = configuration.subcommands.first(where: { $0._commandName == name }),
+            let parsed = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+            type(of: parsed) == subcommand
         else { return nil }
-        return try? subcommand.parseAsRoot(Array(arguments.dropFirst()))
+        return parsed
     }
 
     /// Prints `text` (help, a version, a completion script) on stdout and

@@ -34,6 +34,23 @@ import Testing
         #expect(try CLI.run(["fetch", "--help"], cacheDir: scratch.path).stdoutText.contains("--no-store"))
     }
 
+    /// Session 16 review: `imgcache fetch --help` printed `USAGE: fetch
+    /// [<options>] <url> ...`, without the program's name that `imgcache help
+    /// fetch` gives it; both are one help, word for word.
+    @Test func aSubcommandsHelpIsTheSameWhicheverWayItIsAsked() throws {
+        let scratch = try TemporaryDirectory()
+        for subcommand in ["fetch", "prefetch", "stat", "clean", "purge"] {
+            let asked = try CLI.run(["help", subcommand], cacheDir: scratch.path)
+            #expect(asked.status == 0)
+            #expect(asked.stdoutText.contains("\nUSAGE: imgcache \(subcommand) "), "\(subcommand)")
+            for flag in ["--help", "-h"] {
+                let flagged = try CLI.run([subcommand, flag], cacheDir: scratch.path)
+                #expect(flagged.status == 0)
+                #expect(flagged.stdoutText == asked.stdoutText, "\(subcommand) \(flag)")
+            }
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "needs groff"))
     func theManPageHeaderNamesNoBSD() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
