@@ -5,7 +5,9 @@ internal import CImageCoreShims
 enum CurlError {
     /// The error for a failed transfer. The corresponding C function for the
     /// fallback text is `curl_easy_strerror`.
-    static func error(for code: CURLcode, detail: String) -> ImageCoreError {
+    /// `status` is the last response's (0 if none): a malformed URL after a
+    /// redirect is the server's `Location`, not the caller's URL.
+    static func error(for code: CURLcode, detail: String, status: Int = 0) -> ImageCoreError {
         let text = detail.isEmpty ? String(cString: imgcache_curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
@@ -31,6 +33,10 @@ enum CurlError {
             return ImageCoreError(.http, "redirected to a URL that is not http or https (\(text))", isTransient: false)
         case CURLE_FILESIZE_EXCEEDED:
             return ImageCoreError.over(.maxBytes, "body too large (\(text))")
+        case CURLE_URL_MALFORMAT where (300..<400).contains(status):
+            // A redirect imgcache cannot follow, as one off http and https is:
+            // the server's answer, not the user's input.
+            return ImageCoreError(.http, "redirected to a URL that cannot be parsed (\(text))", isTransient: false)
         case CURLE_URL_MALFORMAT:
             // A URL no parser accepts is bad input, as on the command line.
             return ImageCoreError(.usage, "malformed URL (\(text))")

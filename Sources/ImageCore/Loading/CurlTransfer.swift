@@ -220,7 +220,7 @@ final class CurlTransfer {
         } else if let abortReason {
             outcome = .failure(abortReason)
         } else {
-            outcome = .failure(CurlError.error(for: code, detail: easy.errorDetail))
+            outcome = .failure(CurlError.error(for: code, detail: easy.errorDetail, status: status))
         }
         if case .success(var response) = outcome, let resumable {
             // The body stays at its shared name, locked, until the caller

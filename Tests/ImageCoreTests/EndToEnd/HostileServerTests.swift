@@ -44,6 +44,20 @@ import Testing
         }
     }
 
+    /// Session 16 review: a `Location` libcurl cannot parse was exit 64, a
+    /// usage error, as if the user had typed a bad URL; it is a redirect the
+    /// server sent and imgcache cannot follow, exit 4 (the man page's words).
+    @Test func aRedirectToAnUnparseableURLIsAnHTTPError() throws {
+        server.route("/nohost.png", .redirect(to: "http://"))
+        server.route("/space.png", .redirect(to: "http://a b/x.png"))
+        for path in ["/nohost.png", "/space.png"] {
+            let result = try fetch(server.url(path))
+            #expect(result.status == 4, "\(path): \(result.stderr)")
+            #expect(result.stderr.contains("redirected to a URL that cannot be parsed"), "\(result.stderr)")
+            try expectNothingCached(server.url(path))
+        }
+    }
+
     @Test func aGzipBombIsNotInflated() throws {
         let bomb = try ScalingTests.shell("head -c 50000000 /dev/zero | gzip -9")
         server.route("/bomb.png", .ok(bomb, headers: ["Content-Encoding": "gzip", "Content-Type": "image/png"]))
