@@ -21,6 +21,7 @@ import Testing
             ["--cache-dir", "/c", "-v", "clean", "--max-size", "2G", "--dry-run"],
             ["clean", "--max-age=30m", "--max-size=100M", "--cache-dir=/c", "--quiet", "--no-progress"],
             ["-q", "clean", "--json", "--max-age", "0s"], ["clean", "--verbose", "--json", "--dry-run"],
+            ["clean", "--max-size", "none"], ["clean", "--max-size=0"],
         ]
         for arguments in taken {
             let plan = try #require(CleanPlan(arguments: arguments), "\(arguments)")

@@ -140,6 +140,24 @@ import Testing
         #expect(!clean.stdoutText.contains("(s)"))
     }
 
+    /// Session 16 review: `clean --max-size 0` removed every entry, where
+    /// imgcache.conf's `max-size = 0` is no limit, and `--max-size none`, the
+    /// file's other spelling, was refused. Both are the file's: no size limit
+    /// for the run, the file's own overridden.
+    @Test func cleanMaxSizeZeroOrNoneIsNoSizeLimit() throws {
+        let url = server.url("/a.png")
+        #expect(try run("fetch", "-o", "/dev/null", url).status == 0)
+        try "max-size = 1\n".write(toFile: "\(cache.path)/imgcache.conf", atomically: true, encoding: .utf8)
+        for size in ["0", "none"] {
+            let clean = try run("clean", "--max-size", size)
+            #expect(clean.status == 0, "\(size): \(clean.stderr)")
+            #expect(clean.stdoutText.hasPrefix("Removed 0 entries"), "\(size): \(clean.stdoutText)")
+        }
+        #expect(try run("stat", "-q", url).status == 0)
+        let byTheFile = try run("clean", "--dry-run")
+        #expect(byTheFile.stdoutText.hasPrefix("Would remove 1 entry"), "\(byTheFile.stdoutText)")
+    }
+
     // 12.
 
     @Test func aFailureIsRememberedForTheRequestThatFailed() throws {

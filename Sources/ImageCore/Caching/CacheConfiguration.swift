@@ -55,14 +55,10 @@ public struct CacheConfiguration: Sendable, Equatable {
                 }
                 maxAge = seconds
             case "max-size":
-                if value == "none" || value == "0" {
-                    maxSize = nil
-                } else {
-                    guard let bytes = Quantities.parseSize(value) else {
-                        throw invalid(source, number, "bad size '\(value)'")
-                    }
-                    maxSize = bytes
+                guard let limit = Quantities.parseSizeLimit(value) else {
+                    throw invalid(source, number, "bad size '\(value)'")
                 }
+                maxSize = limit
             case "failed-ttl":
                 guard let seconds = Quantities.parseDuration(value) else {
                     throw invalid(source, number, "bad duration '\(value)'")

@@ -67,10 +67,11 @@ package struct CacheAdministration: Sendable {
 
     /// Creates the directory if needed, removes entries unused for longer
     /// than `maxAge`, then the least recently used down to `maxSize` (nil:
-    /// the limits in `imgcache.conf`), and counts the evictions in the
-    /// directory's statistics. Does nothing if another clean is running.
+    /// the limits in `imgcache.conf`; `maxSize` `.some(nil)`: no size limit,
+    /// whatever the file says), and counts the evictions in the directory's
+    /// statistics. Does nothing if another clean is running.
     package func clean(
-        maxAge: Double?, maxSize: Int?, dryRun: Bool,
+        maxAge: Double?, maxSize: Int??, dryRun: Bool,
         events: EventLog = .silent
     ) throws -> CacheCleaner.Report {
         try directory.prepare()

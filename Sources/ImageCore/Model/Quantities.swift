@@ -7,6 +7,17 @@ package enum Quantities {
         parseScaled(text, multipliers: sizeUnits)
     }
 
+    /// A cache's size limit as `max-size` takes it in `imgcache.conf` and
+    /// `clean --max-size`: a size, or `none` or a size of 0 for no limit,
+    /// which is `.some(nil)`. Nil if malformed. Why 0 is none: the file
+    /// always read it so, and a limit of 0 bytes would remove every entry,
+    /// which is `purge --all`'s job, not a typo's.
+    package static func parseSizeLimit(_ text: String) -> Int?? {
+        if text == "none" { return .some(nil) }
+        guard let bytes = parseSize(text) else { return nil }
+        return .some(bytes == 0 ? nil : bytes)
+    }
+
     /// Binary multiples by unit, lowercased.
     private static let sizeUnits: [Substring: Double] = {
         var units: [Substring: Double] = ["": 1, "b": 1]

@@ -15,11 +15,16 @@ extension IMGCacheCommand {
 
         @OptionGroup var global: GlobalOptions<Clean>
 
-        @Option(help: ArgumentHelp("Remove entries not used for longer than this (e.g. 7d).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp(
+                "Remove entries not used for longer than this (e.g. 7d; a bare number is seconds).",
+                valueName: "duration"))
         var maxAge: String?
 
         @Option(
-            help: ArgumentHelp("Then remove the least recently used until the cache fits (e.g. 2G).", valueName: "size")
+            help: ArgumentHelp(
+                "Then remove the least recently used until the cache fits (e.g. 2G; none or 0: no size limit, as in imgcache.conf).",
+                valueName: "size")
         )
         var maxSize: String?
 
@@ -31,7 +36,7 @@ extension IMGCacheCommand {
             if let maxAge, Quantities.parseDuration(maxAge) == nil {
                 throw ValidationError("--max-age: bad duration '\(maxAge)'")
             }
-            if let maxSize, Quantities.parseSize(maxSize) == nil {
+            if let maxSize, Quantities.parseSizeLimit(maxSize) == nil {
                 throw ValidationError("--max-size: bad size '\(maxSize)'")
             }
         }
@@ -51,7 +56,7 @@ extension IMGCacheCommand {
             try await reportingFailures(in: cache.directory) {
                 let report = try cache.clean(
                     maxAge: plan.maxAge.flatMap(Quantities.parseDuration),
-                    maxSize: plan.maxSize.flatMap(Quantities.parseSize), dryRun: plan.dryRun,
+                    maxSize: plan.maxSize.flatMap(Quantities.parseSizeLimit), dryRun: plan.dryRun,
                     events: GlobalOptions<Clean>.events(verbose: plan.verbose))
                 guard !report.skippedBecauseBusy else {
                     if !plan.quiet { StandardStreams.printError("imgcache: another clean is running; nothing done") }

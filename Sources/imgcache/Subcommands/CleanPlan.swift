@@ -51,7 +51,7 @@ struct CleanPlan: Equatable {
         // What `validate()` of the command and of its global options refuse.
         guard cacheDirectory?.isEmpty != true, !(quiet && verbose),
             maxAge.map({ Quantities.parseDuration($0) != nil }) ?? true,
-            maxSize.map({ Quantities.parseSize($0) != nil }) ?? true
+            maxSize.map({ Quantities.parseSizeLimit($0) != nil }) ?? true
         else { return nil }
     }
 }
