@@ -125,10 +125,12 @@ package enum OutputFile {
         }
     }
 
+    /// `O_CREAT`: a symbolic link whose target does not exist yet makes
+    /// that target, as the shell's `>` and curl's `-o` do.
     private static func writeThrough(
         to path: String, producing produce: (_ write: @escaping Writer) throws -> Void
     ) throws {
-        let fd = POSIXFile.retryingInterrupts { open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) }
+        let fd = POSIXFile.retryingInterrupts { open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw outputError("cannot open", path, errno) }
         defer { close(fd) }
         try produce(writer(fd, path))

@@ -224,6 +224,14 @@ import Testing
         #expect(try fetch("-o", "\(output.path)/link.png", server.url("/x.png")).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(output.path)/link.png") == "target.png")
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(output.path)/target.png"))) == png)
+        // Session 16 review: a link whose target does not exist yet was exit
+        // 23, "cannot open LINK: No such file or directory"; the shell's `>`
+        // and curl's -o create the target, and so does imgcache.
+        try FileManager.default.createSymbolicLink(atPath: "\(output.path)/new.png", withDestinationPath: "made.png")
+        let dangling = try fetch("-o", "\(output.path)/new.png", server.url("/x.png"))
+        #expect(dangling.status == 0, "\(dangling.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(output.path)/new.png") == "made.png")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(output.path)/made.png"))) == png)
     }
 
     @Test func aDamagedEntryIsRefetchedNotServed() throws {
