@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import TestSupport
 import Testing
 
@@ -60,5 +61,21 @@ import Testing
             #expect(
                 undocumented.isEmpty, "\(columns) columns: printed but not found in the page: \(undocumented.sorted())")
         }
+    }
+
+    /// Session 16 review: the man page listed eight names for `error.kind`,
+    /// without `output` (`fetch --json --output-dir` into a file it cannot
+    /// write) and `usage` (a `prefetch` line libcurl cannot parse); every
+    /// kind a record can carry is listed.
+    @Test func everyErrorKindIsListedInTheManPage() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let source = try String(contentsOf: root.appendingPathComponent("man/sections.mdoc"), encoding: .utf8)
+        let line = try #require(source.split(separator: "\n").first { $0.contains("(an exit status name:") })
+        let listed = Set(
+            line.drop { $0 != ":" }.dropFirst().prefix { $0 != ")" }.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
+        #expect(listed == Set(ImageCoreError.Kind.allCases.map(\.rawValue)), "\(line)")
     }
 }
