@@ -57,6 +57,9 @@ import Testing
             ["fetch", "--thumbnail", "8x8", "--decode", "pam", url],
             ["fetch", "-o", "-", url], ["fetch", "--retries", "0", "--timeout", "2.5", "-k", "--stale-if-error", url],
             ["fetch", "--connect-timeout=1e1", "--max-time", "inf", "--retries=+10", "--offline", url],
+            // Session 16 review: times as imgcache.conf writes them (`timeout = 30s`)
+            // were "the value '30s' is invalid for '--timeout <sec>'".
+            ["fetch", "--timeout", "30s", "--connect-timeout=2m", "--max-time", "1h", "-o", "-", url],
             // -o once per URL, wherever it stands and however it is spelt.
             ["fetch", "-o", "a", "-o", "b", url, url], ["fetch", "-o", "a", url, "--output=-", url, "-oc", url, "-q"],
             ["fetch", url, "--output", "a", "-o", "b", url, "--decode", "ppm", "--no-progress"],

@@ -38,17 +38,21 @@ struct DownloadOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Give up on a download when no byte has arrived for this many seconds (default 15).", valueName: "sec"))
+            "Give up on a download when no byte has arrived for this many seconds (default 15; 30s and 2m work too, as in imgcache.conf).",
+            valueName: "sec"),
+        transform: DownloadOptions.parsedSeconds)
     var timeout: Double?
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Time allowed to connect, TLS included, in seconds (default 10).", valueName: "sec"))
+        help: ArgumentHelp("Time allowed to connect, TLS included, in seconds (default 10).", valueName: "sec"),
+        transform: DownloadOptions.parsedSeconds)
     var connectTimeout: Double?
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Total time for one attempt, in seconds (default: none).", valueName: "sec"))
+        help: ArgumentHelp("Total time for one attempt, in seconds (default: none).", valueName: "sec"),
+        transform: DownloadOptions.parsedSeconds)
     var maxTime: Double?
 
     @Option(
@@ -159,6 +163,21 @@ struct DownloadOptions: ParsableArguments {
         if let cookieJar, let reason = OutputFile.unwritableReason(Environment.absolutePath(cookieJar)) {
             throw ValidationError("--cookie-jar cannot be written (\(reason))")
         }
+    }
+
+    /// Seconds as `--timeout`, `--connect-timeout` and `--max-time` take
+    /// them: a number, or a duration as imgcache.conf's settings of the same
+    /// names take it (`30s`, `2m`), so a value copied from the file works on
+    /// the command line too. Nil if neither.
+    static func seconds(_ text: String) -> Double? {
+        Double(text) ?? Quantities.parseDuration(text)
+    }
+
+    /// `seconds`, for the parser: a value that is neither is its usual
+    /// "the value ... is invalid" usage error.
+    static func parsedSeconds(_ text: String) throws -> Double {
+        guard let value = seconds(text) else { throw ValidationError("not a number of seconds or a duration") }
+        return value
     }
 
     /// What `validate` refuses of `--timeout`, `--connect-timeout` and

@@ -83,7 +83,8 @@ struct FetchPlan: Equatable {
         output = line.repeated
         outputDir = line.values[11]
         // Each value as the parser converts it (`ExpressibleByArgument`:
-        // `init(rawValue:)` for the enums, `Int.init(_:)` for numbers).
+        // `init(rawValue:)` for the enums, `Int.init(_:)` for numbers,
+        // `DownloadOptions.seconds` for times).
         func value<T>(_ slot: Int, _ convert: (String) -> T?) -> T?? {
             guard let text = line.values[slot] else { return .some(nil) }
             return convert(text).map { .some($0) }
@@ -95,8 +96,8 @@ struct FetchPlan: Equatable {
         (self.decode, self.frame, self.maxPixels, self.encode) = (decode, frame, maxPixels, encode)
         (self.quality, askedColourSpace) = (quality, colourSpace)
         (staleIfError, insecure) = (line.has(21), line.has(22))
-        guard let retries = value(23, { Int($0) }), let timeout = value(24, { Double($0) }),
-            let connectTimeout = value(25, { Double($0) }), let maxTime = value(26, { Double($0) })
+        guard let retries = value(23, { Int($0) }), let timeout = value(24, DownloadOptions.seconds),
+            let connectTimeout = value(25, DownloadOptions.seconds), let maxTime = value(26, DownloadOptions.seconds)
         else { return nil }
         self.retries = retries ?? Defaults.retries
         (self.timeout, self.connectTimeout, self.maxTime) = (timeout, connectTimeout, maxTime)
