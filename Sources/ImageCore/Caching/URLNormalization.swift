@@ -75,6 +75,16 @@ package enum URLNormalization {
         {
             return false
         }
+        var hostEnd = authority.upperBound
+        if let colon = bytes[authority].lastIndex(of: UInt8(ascii: ":")),
+            !bytes[authority].contains(UInt8(ascii: "]")) || bytes[colon - 1] == UInt8(ascii: "]")
+        {
+            hostEnd = colon
+        }
+        let host = authority.lowerBound..<hostEnd
+        if mayBeIPv4(bytes, host: host), let address = ipv4Host(bytes[host]), !address.elementsEqual(bytes[host]) {
+            return false
+        }
         if let port = defaultPort(String(decoding: bytes[bytes.startIndex..<schemeEnd], as: UTF8.self)),
             let colon = bytes[authority].lastIndex(of: UInt8(ascii: ":")),
             !bytes[authority].contains(UInt8(ascii: "]")) || bytes[colon - 1] == UInt8(ascii: "]")
@@ -128,17 +138,21 @@ package enum URLNormalization {
         return result
     }
 
-    /// A host lower-cased; a non-ASCII one in IDNA form, label by label.
-    /// Escapes are decoded, unless that yields a byte WHATWG forbids in a
-    /// host (`%23` would put a `#` in the key): such a URL is not valid,
-    /// and its host stays as written.
+    /// A host lower-cased; a non-ASCII one in IDNA form, label by label; an
+    /// IPv4 address in dotted-decimal form (`ipv4Host`). Escapes are
+    /// decoded, unless that yields a byte WHATWG forbids in a host (`%23`
+    /// would put a `#` in the key): such a URL is not valid, and its host
+    /// stays as written.
     private static func normalizedHost(_ host: ArraySlice<UInt8>) -> [UInt8] {
         var decoded = Array(host)
         if host.contains(UInt8(ascii: "%")) {
             decoded = PercentDecoding.decoded(host)
             if decoded.contains(where: isForbiddenInHost) { return host.map(lowercased) }
         }
-        guard decoded.contains(where: { $0 >= 0x80 }) else { return decoded.map(lowercased) }
+        guard decoded.contains(where: { $0 >= 0x80 }) else {
+            let lowered = decoded.map(lowercased)
+            return mayBeIPv4(lowered, host: lowered.indices) ? ipv4Host(lowered) ?? lowered : lowered
+        }
         let text = String(decoding: decoded, as: UTF8.self).lowercased()
         let labels = text.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
             guard label.unicodeScalars.contains(where: { !$0.isASCII }) else { return String(label) }

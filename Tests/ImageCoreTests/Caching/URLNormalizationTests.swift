@@ -29,6 +29,33 @@ import Testing
         #expect(URLUserInfo.shown("http://alice@example.com/a") == "http://alice@example.com/a")
     }
 
+    /// Session 16 review: `http://127.1:8080/a`, `http://0x7f000001:8080/a`
+    /// and `http://2130706433:8080/a` were three entries of one image: WHATWG
+    /// reads each host as the IPv4 address 127.0.0.1, and libcurl connects to it.
+    @Test func anIPv4AddressIsWrittenInDottedDecimal() {
+        for url in [
+            "http://127.1:8080/a", "http://0x7f000001:8080/a", "http://2130706433:8080/a", "http://0177.0.0.1:8080/a",
+            "http://0x7F.0.0.1:8080/a", "http://127.0.0.1.:8080/a", "http://127.0.1:8080/a",
+            "http://127.0x0.0x0.1:8080/a",
+        ] {
+            #expect(key(url) == "http://127.0.0.1:8080/a", "\(url)")
+        }
+        for url in ["http://1.2.3.4/a", "http://0.0.0.0/a", "http://255.255.255.255:8/a", "http://10.0.100.1/a"] {
+            #expect(key(url) == url, "\(url)")
+        }
+        #expect(key("http://010.0.0.1/a") == "http://8.0.0.1/a")
+        #expect(key("http://1.2.3.04/a") == "http://1.2.3.4/a")
+        #expect(key("http://0x/a") == "http://0.0.0.0/a")
+        #expect(key("http://4294967295/a") == "http://255.255.255.255/a")
+        // Not IPv4 addresses (domains, or hosts WHATWG refuses): as written.
+        for url in [
+            "http://example.com/a", "http://1.2.3.256/a", "http://a.1/a", "http://4294967296/a", "http://1.2.3.4.5/a",
+            "http://09.1/a", "http://1x.example/a", "http://[::1]/a", "http://1.example.2a/a",
+        ] {
+            #expect(key(url) == url, "\(url)")
+        }
+    }
+
     @Test func schemeAndHostAreLowerCasedAndTheDefaultPortDropped() {
         #expect(key("HTTP://Example.COM:80/a.jpg") == "http://example.com/a.jpg")
         #expect(key("https://example.com:443/a.jpg") == "https://example.com/a.jpg")
