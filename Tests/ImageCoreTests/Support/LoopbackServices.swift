@@ -8,7 +8,8 @@ import Foundation
 #endif
 
 /// Real nginx and redis-server processes on 127.0.0.1 for the remote-storage
-/// tests, each in its own temporary directory, stopped at deinit. Tests skip
+/// tests, each in its own temporary directory, stopped at deinit, and killed
+/// with the test process however it ends (`ServerLauncher`). Tests skip
 /// with a message when the binaries are absent (`make deps` installs them).
 enum LoopbackServices {
     static let nginx = "/usr/sbin/nginx"
@@ -100,14 +101,15 @@ enum LoopbackServices {
         throw failure
     }
 
-    /// Runs `executable` with its output discarded.
+    /// Runs the server `executable` with its output discarded, to die with
+    /// this process (`ServerLauncher`).
     static func run(_ executable: String, _ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ServerLauncher.run(process)
         return process
     }
 

@@ -11,8 +11,9 @@ import Testing
 /// server bound it must not pass for the server.
 @Suite struct LoopbackServicesTests {
     /// A process that binds `port` and listens, or, if it cannot, waits
-    /// 30 s without listening (as nginx retries a bind before it gives up).
-    static func listener(on port: Int) throws -> Process {
+    /// without listening (as nginx retries a bind before it gives up), for
+    /// `seconds` in either case.
+    static func listener(on port: Int, seconds: Int = 30) throws -> Process {
         let script = """
             import socket, sys, time
             s = socket.socket()
@@ -21,7 +22,7 @@ import Testing
                 s.listen()
             except OSError:
                 pass
-            time.sleep(30)
+            time.sleep(\(seconds))
             """
         return try LoopbackServices.run("/usr/bin/python3", ["-c", script])
     }
@@ -67,5 +68,53 @@ import Testing
         defer { for server in servers { server.stop() } }
         let missed = servers.map(\.port).filter { LoopbackServices.listeningSocket($0) == nil }
         #expect(missed.isEmpty, "\(missed.count) of 60 listeners not found")
+    }
+
+    /// A test process killed with SIGKILL runs no deinit and no `atexit`: the
+    /// servers it started must die with it all the same (`ServerLauncher`).
+    /// A child test process (this bundle, running `holdsAServerUntilKilled`)
+    /// starts a server that would listen for an hour and says its pid; the
+    /// child is killed, and the server goes. With `process.run()` in
+    /// `LoopbackServices.run`, the server outlives it and this test fails.
+    @Test func aServerDiesWithTheTestProcessThatStartedIt() async throws {
+        let scratch = try TemporaryDirectory()
+        let pidFile = "\(scratch.path)/server.pid"
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "holdsAServerUntilKilled"]
+        child.environment = ProcessInfo.processInfo.environment.merging([Self.holdServer: pidFile]) { $1 }
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        defer { LoopbackServices.stop(child) }
+        let serverPID = { (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0) } }
+        #expect(await waitUntil { serverPID() != nil || !child.isRunning }, "the child started no server")
+        let server = try #require(serverPID())
+        #expect(Self.isAlive(server), "the server is running while its test process is")
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(await waitUntil { !Self.isAlive(server) }, "server \(server) outlived its test process")
+    }
+
+    static let holdServer = "IMGCACHE_TEST_HOLD_SERVER"
+
+    /// The child of `aServerDiesWithTheTestProcessThatStartedIt`: starts a
+    /// server that listens for an hour, writes its pid to the file that
+    /// `IMGCACHE_TEST_HOLD_SERVER` names, and waits to be killed.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment[holdServer] != nil,
+            "runs only as the child process of aServerDiesWithTheTestProcessThatStartedIt"))
+    func holdsAServerUntilKilled() throws {
+        let path = try #require(ProcessInfo.processInfo.environment[Self.holdServer])
+        let (process, _) = try LoopbackServices.startListening { try Self.listener(on: $0, seconds: 3600) }
+        try String(process.processIdentifier).write(toFile: path, atomically: true, encoding: .utf8)
+        while true { sleep(60) }
+    }
+
+    /// Whether `pid` runs: not gone, nor a zombie left for init to reap.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = procFileText("/proc/\(pid)/stat"), let end = stat.lastIndex(of: ")") else { return false }
+        return !stat[stat.index(after: end)...].hasPrefix(" Z")
     }
 }

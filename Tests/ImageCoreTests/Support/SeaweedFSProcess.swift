@@ -28,7 +28,7 @@ extension LoopbackServices {
 ///
 /// One server serves a whole test run (it takes seconds to start): tests
 /// keep apart by bucket (`makeBucket`). It is killed when the test process
-/// exits.
+/// exits (`atexit`, which also removes its files), or is killed (`ServerLauncher`).
 final class SeaweedFSProcess: @unchecked Sendable {
     // Why unchecked: set once in init; Process is thread-safe enough for kill/wait.
     let port: Int
@@ -106,7 +106,7 @@ final class SeaweedFSProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ServerLauncher.run(process)
         self.process = process
         do {
             try LoopbackServices.waitForListener(port, process, seconds: 60)

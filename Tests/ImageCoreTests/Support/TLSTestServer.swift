@@ -3,7 +3,8 @@ import TestSupport
 
 /// An HTTPS server on 127.0.0.1 with a freshly made self-signed certificate:
 /// Python's http.server behind its ssl module, started and stopped by the
-/// test (Swift's own test server speaks plain HTTP only). Answers every GET
+/// test (Swift's own test server speaks plain HTTP only), and killed with the
+/// test process however it ends (`ServerLauncher`). Answers every GET
 /// with `body`.
 final class TLSTestServer {
     let port: Int
@@ -44,7 +45,7 @@ final class TLSTestServer {
         let output = Pipe()
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
-        try server.run()
+        try ServerLauncher.run(server)
         process = server
         var line = [UInt8]()
         while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
