@@ -32,12 +32,17 @@ import Testing
 
     func transfer(url: String, on loop: CurlMultiLoop, id: UInt64) -> Task<DownloadResponse, any Error> {
         let request = DownloadRequest(url: url)
+        let queued = self.queued
         return Task {
             try await withCheckedThrowingContinuation { continuation in
                 loop.enqueue(id: id, request: request, body: nil, continuation: continuation)
+                queued.add()
             }
         }
     }
+
+    /// Transfers handed to `enqueue` so far (a task runs when the pool gets to it).
+    let queued = Counter()
 
     /// An idle loop sleeps in poll with a free slot (`wantsWork`): a new
     /// transfer must wake it. The first transfer, refused, starts the
@@ -62,15 +67,26 @@ import Testing
     }
 
     /// With every slot busy no wake-up is sent: the loop starts queued
-    /// transfers itself as running ones end.
+    /// transfers itself as running ones end. The busy slot's answer is held
+    /// until the three are queued, however late this test's tasks run (with a
+    /// 0.5 s trickle, a test that queued them after it ended found an idle
+    /// loop, woken for each: it passed without a slot freeing).
     @Test func transfersQueuedBehindABusySlotStartAsItFrees() async throws {
-        server.route("/slow.png", .trickle(Fixtures.tinyPNG + [UInt8](repeating: 1, count: 2000), bytesPerSecond: 4000))
+        let answer = DispatchSemaphore(value: 0)
+        defer { answer.signal() }
+        server.route("/slow.png") { _ in
+            answer.wait()
+            return .ok(Fixtures.tinyPNG)
+        }
         server.route("/a.png", .ok(Fixtures.tinyPNG))
         let loop = try loop(slots: 1)
         defer { loop.shutDown(waiting: true) }
         let slow = transfer("/slow.png", on: loop, id: 1)
         #expect(await waitUntil { server.requestCount(for: "/slow.png") == 1 })
         let queued = (2...4).map { transfer("/a.png", on: loop, id: UInt64($0)) }
+        #expect(await waitUntil { self.queued.value == 4 })
+        #expect(server.requestCount(for: "/a.png") == 0, "a transfer started while the only slot was busy")
+        answer.signal()
         guard await waitUntil({ server.requestCount(for: "/a.png") == 3 }) else {
             Issue.record("the queued transfers did not start as the slot freed")
             return  // shutDown (deferred) ends them

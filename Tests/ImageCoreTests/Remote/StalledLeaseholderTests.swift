@@ -38,14 +38,22 @@ struct StalledLeaseholderTests {
     ) throws {
         let origin = try TestHTTPServer()
         let bytes = try FleetTests.image(2)
-        // The holder's answer takes 4 s, so it is mid-download when stopped;
-        // the next machine's is quick; a third request would be a second extra.
-        origin.route(
-            "/stalled.png",
-            sequence: [
-                .trickle(bytes, bytesPerSecond: max(1, bytes.count / 4), headers: ["Cache-Control": "max-age=3600"]),
-                .ok(bytes), .status(500),
-            ])
+        // The holder's answer is held until it is stopped, so it is
+        // mid-download then however late this test acts (a 4 s answer had to
+        // be caught within its 4 s); the next machine's is quick; a third
+        // request would be a second extra.
+        let holderAnswer = DispatchSemaphore(value: 0)
+        defer { holderAnswer.signal() }
+        let answers = Counter()
+        origin.route("/stalled.png") { _ in
+            switch answers.add() {
+            case 1:
+                holderAnswer.wait()
+                return .ok(bytes)
+            case 2: return .ok(bytes)
+            default: return .status(500)
+            }
+        }
         let url = origin.url("/stalled.png")
         let hash = CacheKey(url).hash
         // A 1.5 s lease renewed every 0.5 s: short, so the test is. Patient
@@ -66,6 +74,7 @@ struct StalledLeaseholderTests {
         }
         #expect(try poll { try leaseExists(hash) && origin.requestCount(for: "/stalled.png") == 1 })
         kill(holder.processIdentifier, SIGSTOP)
+        holderAnswer.signal()  // to a stopped holder: read once it is woken
         // The lease runs out unrenewed; the next machine waits for it, takes it over and downloads.
         let next = try CLI.run(
             ["fetch", "-v", "--remote-storage", shared, "-o", outputs[1], url], cacheDir: caches[1].path,
