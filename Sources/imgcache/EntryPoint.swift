@@ -94,12 +94,12 @@ extension IMGCacheCommand {
         }
         var arguments = arguments
         if let (words, files) = OutputOperands.split(arguments, scan: scan) {
-            OutputOperands.hold(files)
+            OutputOperands.holder.hold(files)
             arguments = words
             scan = OptionScan(arguments.dropFirst(), options: options)
         }
         guard let (words, urls) = URLOperands.split(arguments, scan: scan) else { return arguments }
-        URLOperands.hold(urls)
+        URLOperands.holder.hold(urls)
         return words
     }
 

@@ -228,13 +228,13 @@ extension ArgumentParsingTests {
         #expect(parserWords == ["fetch", "-H", "X: y", urls[0], "-q", "--"])
         #expect(held == urls + ["http://127.0.0.1:9/last"])
         #expect(URLOperands.split(["fetch", "-q", urls[0]], scan: OptionScan(["-q", urls[0]], options: [])) == nil)
-        URLOperands.hold(held)
-        defer { URLOperands.hold(nil) }
+        URLOperands.holder.hold(held)
+        defer { URLOperands.holder.hold(nil) }
         let fetch = try #require(try IMGCacheCommand.parseAsRoot(parserWords) as? IMGCacheCommand.Fetch)
         #expect(fetch.urls == held)
         #expect(fetch.download.header == ["X: y"])
         // The checks see every URL: four -o for 4 001 URLs is refused.
-        URLOperands.hold(held)
+        URLOperands.holder.hold(held)
         #expect(throws: (any Error).self) {
             try IMGCacheCommand.parseAsRoot(["fetch", "-o", "a", "-o", "b", urls[0]])
         }
@@ -250,8 +250,8 @@ extension ArgumentParsingTests {
             ["fetch", "-H", "X: y"] + urls.indices.flatMap { ["-o", "f\($0)", urls[$0]] }
             + ["--output=last.png", "-q", "http://127.0.0.1:9/last"]
         defer {
-            URLOperands.hold(nil)
-            OutputOperands.hold(nil)
+            URLOperands.holder.hold(nil)
+            OutputOperands.holder.hold(nil)
         }
         let words = IMGCacheCommand.checkedWords(
             ArgumentNormalizer.normalize(arguments, subcommands: IMGCacheCommand.subcommandNames))

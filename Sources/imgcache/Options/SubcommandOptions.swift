@@ -168,18 +168,14 @@ struct OptionScan {
 /// and holds them all here; the command's `validate()` puts them back first,
 /// so it checks, and the run gets, every URL in order.
 enum URLOperands {
-    private static let held = Mutex<[String]?>(nil)
+    /// The URLs held for the command the parser is about to make.
+    static let holder = HeldOperands()
 
-    /// Holds `urls` for the command the parser is about to make (nil: none).
-    static func hold(_ urls: [String]?) {
-        held.withLock { $0 = urls }
-    }
-
-    /// Puts the held URLs in place of those the parser read, when it read
-    /// the first of them alone; then each byte of a URL that is not UTF-8
-    /// as `%XX` (`percentEncodingRawBytes`, as `FetchPlan` reads them).
+    /// Puts the held URLs in place of those the parser read (`HeldOperands.restore`);
+    /// then each byte of a URL that is not UTF-8 as `%XX`
+    /// (`percentEncodingRawBytes`, as `FetchPlan` reads them).
     static func restore(_ urls: inout [String]) {
-        if urls.count == 1, let all = held.withLock({ $0 }), all.first == urls[0] { urls = all }
+        holder.restore(&urls)
         urls = urls.map(\.percentEncodingRawBytes)
     }
 
@@ -218,17 +214,8 @@ enum OutputOperands {
     /// The names of the option held.
     static let names = ["-o", "--output"]
 
-    private static let held = Mutex<[String]?>(nil)
-
-    /// Holds `files` for the command the parser is about to make (nil: none).
-    static func hold(_ files: [String]?) {
-        held.withLock { $0 = files }
-    }
-
-    /// Puts the held files in place of those the parser read, when it read the first of them alone.
-    static func restore(_ output: inout [String]) {
-        if output.count == 1, let all = held.withLock({ $0 }), all.first == output[0] { output = all }
-    }
+    /// The files held for the command the parser is about to make.
+    static let holder = HeldOperands()
 
     /// `arguments` (normalized, starting with `fetch`; `scan` made with
     /// `recording: names`) with every `-o FILE` but the first taken out,
@@ -258,5 +245,24 @@ enum OutputOperands {
         words.reserveCapacity(arguments.count - 2 * (files.count - 1))
         for (index, word) in arguments.enumerated() where !dropped[index] { words.append(word) }
         return (words, files)
+    }
+}
+
+/// Words of the command line held past swift-argument-parser (`URLOperands`,
+/// `OutputOperands`): set before the parser makes the command, read by its
+/// `validate()`. A global, as the parser makes the command itself; behind a
+/// lock, as Swift 6 asks of shared mutable state.
+final class HeldOperands: Sendable {
+    private let words = Mutex<[String]?>(nil)
+
+    /// Holds `words` for the command the parser is about to make (nil: none).
+    func hold(_ words: [String]?) {
+        self.words.withLock { $0 = words }
+    }
+
+    /// Puts the held words in place of those the parser read, when it read
+    /// the first of them alone.
+    func restore(_ parsed: inout [String]) {
+        if parsed.count == 1, let all = words.withLock({ $0 }), all.first == parsed[0] { parsed = all }
     }
 }

@@ -90,7 +90,7 @@ extension IMGCacheCommand {
 
         mutating func validate() throws {
             URLOperands.restore(&urls)
-            OutputOperands.restore(&output)
+            OutputOperands.holder.restore(&output)
             try plan.validate()
             try download.refuseOptionsWithoutEffect()
         }
