@@ -29,12 +29,12 @@ public struct DownloadRequest: Sendable {
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    /// The fields, in one box shared by the request's copies (copy on
-    /// write): a load copies its request about a dozen times (into its run,
-    /// the transfer, the signing, the record), each a retain of the box, not
-    /// 216 bytes and nine retains; a change to a shared box copies it first
-    /// (`uniqueStorage`). The fields are documented at their accessors below.
-    private var storage: Storage
+    /// The fields, in one box shared by the request's copies
+    /// (`CopyOnWriteBox`): a load copies its request about a dozen times (into
+    /// its run, the transfer, the signing, the record), each a retain of the
+    /// box, not 216 bytes and nine retains. The fields are documented at their
+    /// accessors below.
+    private var storage: CopyOnWriteBox<Fields>
 
     private struct Fields: Sendable {
         var url: String
@@ -58,39 +58,26 @@ public struct DownloadRequest: Sendable {
         var onProgress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)?
     }
 
-    /// The box. Its fields change only through `uniqueStorage()`, in a box
-    /// no other request holds, so no two threads ever touch one that changes.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    /// The box, made this request's own first if another copy shares it.
-    private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-        return storage
-    }
-
     /// An http or https URL.
     public var url: String {
         get { storage.fields.url }
-        set { uniqueStorage().fields.url = newValue }
+        set { storage.fields.url = newValue }
     }
     /// The HTTP method: GET, or PUT and DELETE for remote storage.
     public var method: String {
         get { storage.fields.method }
-        set { uniqueStorage().fields.method = newValue }
+        set { storage.fields.method = newValue }
     }
     /// The body sent with a PUT.
     public var uploadBody: [UInt8]? {
         get { storage.fields.uploadBody }
-        set { uniqueStorage().fields.uploadBody = newValue }
+        set { storage.fields.uploadBody = newValue }
     }
     /// Whether the body must look like an image (sniffed as it arrives);
     /// false for remote-storage objects, which carry their own header.
     public var expectsImage: Bool {
         get { storage.fields.expectsImage }
-        set { uniqueStorage().fields.expectsImage = newValue }
+        set { storage.fields.expectsImage = newValue }
     }
     /// Whether the body is kept in memory only, never written to a file
     /// (`DownloadResponse.bodyPath` is then empty): remote-storage objects,
@@ -98,25 +85,25 @@ public struct DownloadRequest: Sendable {
     /// file's creation and removal per object.
     public var keepsBodyInMemory: Bool {
         get { storage.fields.keepsBodyInMemory }
-        set { uniqueStorage().fields.keepsBodyInMemory = newValue }
+        set { storage.fields.keepsBodyInMemory = newValue }
     }
     /// Extra request headers.
     public var headers: [HTTPHeader] {
         get { storage.fields.headers }
-        set { uniqueStorage().fields.headers = newValue }
+        set { storage.fields.headers = newValue }
     }
     /// "user:password" for HTTP authentication; sent only to the original host.
     /// With `awsSigV4`, "KEY:SECRET".
     public var credentials: String? {
         get { storage.fields.credentials }
-        set { uniqueStorage().fields.credentials = newValue }
+        set { storage.fields.credentials = newValue }
     }
     /// Sign the request with AWS Signature Version 4 instead of sending
     /// `credentials` as Basic authentication: curl's `--aws-sigv4`
     /// `PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]]` (`aws:amz:us-east-1:s3`).
     public var awsSigV4: String? {
         get { storage.fields.awsSigV4 }
-        set { uniqueStorage().fields.awsSigV4 = newValue }
+        set { storage.fields.awsSigV4 = newValue }
     }
     /// The stall timeout: seconds without a byte from the server (once the
     /// request has a connection) before the transfer is given up, as
@@ -124,63 +111,63 @@ public struct DownloadRequest: Sendable {
     /// cache's configured `timeout`, else `defaultTimeout`.
     public var timeout: Double? {
         get { storage.fields.timeout }
-        set { uniqueStorage().fields.timeout = newValue }
+        set { storage.fields.timeout = newValue }
     }
     /// Seconds allowed to connect, TLS included. Nil: the configured
     /// `connect-timeout`, else `defaultConnectTimeout`.
     public var connectTimeout: Double? {
         get { storage.fields.connectTimeout }
-        set { uniqueStorage().fields.connectTimeout = newValue }
+        set { storage.fields.connectTimeout = newValue }
     }
     /// Total seconds for one attempt, as curl's `--max-time`. Nil: the
     /// configured `max-time`, else none.
     public var maxTime: Double? {
         get { storage.fields.maxTime }
-        set { uniqueStorage().fields.maxTime = newValue }
+        set { storage.fields.maxTime = newValue }
     }
     /// Whether the run's `--limit-rate` and `--rate` apply: true for images
     /// from their origins, false for remote storage (the user's own store).
     public var isPaced: Bool {
         get { storage.fields.isPaced }
-        set { uniqueStorage().fields.isPaced = newValue }
+        set { storage.fields.isPaced = newValue }
     }
     /// Largest body accepted, in bytes.
     public var maxBytes: Int {
         get { storage.fields.maxBytes }
-        set { uniqueStorage().fields.maxBytes = newValue }
+        set { storage.fields.maxBytes = newValue }
     }
     /// Most redirects followed (only to http and https).
     public var maxRedirects: Int {
         get { storage.fields.maxRedirects }
-        set { uniqueStorage().fields.maxRedirects = newValue }
+        set { storage.fields.maxRedirects = newValue }
     }
     /// Skip TLS certificate and host name verification.
     public var allowsInsecureTLS: Bool {
         get { storage.fields.allowsInsecureTLS }
-        set { uniqueStorage().fields.allowsInsecureTLS = newValue }
+        set { storage.fields.allowsInsecureTLS = newValue }
     }
     /// Proxy URL; nil uses the `*_proxy` environment variables.
     public var proxy: String? {
         get { storage.fields.proxy }
-        set { uniqueStorage().fields.proxy = newValue }
+        set { storage.fields.proxy = newValue }
     }
     /// Scheduling priority.
     public var priority: Priority {
         get { storage.fields.priority }
-        set { uniqueStorage().fields.priority = newValue }
+        set { storage.fields.priority = newValue }
     }
     /// Where to write the body so that, if the transfer breaks off, a later
     /// download of the same URL can resume it (see `PartialDownload`); nil
     /// writes to a private temporary file.
     public var resumableBodyPath: String? {
         get { storage.fields.resumableBodyPath }
-        set { uniqueStorage().fields.resumableBodyPath = newValue }
+        set { storage.fields.resumableBodyPath = newValue }
     }
     /// Called on the download thread as body bytes arrive, with the bytes
     /// received so far and the expected total when the server said. Must be quick.
     public var onProgress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? {
         get { storage.fields.onProgress }
-        set { uniqueStorage().fields.onProgress = newValue }
+        set { storage.fields.onProgress = newValue }
     }
 
     /// Whether `text` has curl's `--aws-sigv4` form: one to four fields
@@ -207,7 +194,7 @@ public struct DownloadRequest: Sendable {
     /// A request for `url` with the defaults. An image's URL is given
     /// through `ImageRequest` or `setURL`, which take its user info off.
     public init(url: String) {
-        storage = Storage(Fields(url: url))
+        storage = CopyOnWriteBox(Fields(url: url))
     }
 
     /// Sets `url` to `given` without its `user:password@`, which becomes

@@ -7,13 +7,12 @@ public struct ImageResponse: Sendable {
         case remote
     }
 
-    /// The fields, in one box shared by the response's copies (copy on
-    /// write): a load hands its response on about four times (the network
-    /// step's answer, the rendition, the memory cache, the result), each a
-    /// retain of the box, not 778 bytes and a dozen retains; a change to a
-    /// shared box copies it first (`uniqueStorage`). The fields are
-    /// documented at their accessors below.
-    private var storage: Storage
+    /// The fields, in one box shared by the response's copies
+    /// (`CopyOnWriteBox`): a load hands its response on about four times (the
+    /// network step's answer, the rendition, the memory cache, the result),
+    /// each a retain of the box, not 778 bytes and a dozen retains. The fields
+    /// are documented at their accessors below.
+    private var storage: CopyOnWriteBox<Fields>
 
     private struct Fields: Sendable {
         var url: String
@@ -30,78 +29,65 @@ public struct ImageResponse: Sendable {
         var notRead: ImageCoreError?
     }
 
-    /// The box. Its fields change only through `uniqueStorage()`, in a box
-    /// no other response holds, so no two threads ever touch one that changes.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    /// The box, made this response's own first if another copy shares it.
-    private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-        return storage
-    }
-
     /// A response; what a load adds later (pixels, an encoding,
     /// placeholders, why it was not stored or read) starts empty.
     init(
         url: String, key: CacheKey, source: Source, info: ImageInfo, bytes: [UInt8], entry: CacheEntry?,
         path: String?
     ) {
-        storage = Storage(
+        storage = CopyOnWriteBox(
             Fields(url: url, key: key, source: source, info: info, bytes: bytes, entry: entry, path: path))
     }
 
     /// The URL that was asked for.
     public var url: String {
         get { storage.fields.url }
-        set { uniqueStorage().fields.url = newValue }
+        set { storage.fields.url = newValue }
     }
     /// The cache key it maps to.
     public var key: CacheKey {
         get { storage.fields.key }
-        set { uniqueStorage().fields.key = newValue }
+        set { storage.fields.key = newValue }
     }
     /// Where the image came from.
     public var source: Source {
         get { storage.fields.source }
-        set { uniqueStorage().fields.source = newValue }
+        set { storage.fields.source = newValue }
     }
     /// Header facts.
     public var info: ImageInfo {
         get { storage.fields.info }
-        set { uniqueStorage().fields.info = newValue }
+        set { storage.fields.info = newValue }
     }
     /// The original bytes, exactly as downloaded.
     public var bytes: [UInt8] {
         get { storage.fields.bytes }
-        set { uniqueStorage().fields.bytes = newValue }
+        set { storage.fields.bytes = newValue }
     }
     /// The disk entry, if the image is (now) stored on disk.
     public var entry: CacheEntry? {
         get { storage.fields.entry }
-        set { uniqueStorage().fields.entry = newValue }
+        set { storage.fields.entry = newValue }
     }
     /// Absolute path of the cached bytes, if stored on disk.
     public var path: String? {
         get { storage.fields.path }
-        set { uniqueStorage().fields.path = newValue }
+        set { storage.fields.path = newValue }
     }
     /// The decoded pixels, if they were asked for.
     public var image: DecodedImage? {
         get { storage.fields.image }
-        set { uniqueStorage().fields.image = newValue }
+        set { storage.fields.image = newValue }
     }
     /// The re-encoded image and its format, if `encoding` was asked for.
     public var encoded: (bytes: [UInt8], format: OutputFormat.Encoding)? {
         get { storage.fields.encoded }
-        set { uniqueStorage().fields.encoded = newValue }
+        set { storage.fields.encoded = newValue }
     }
     /// ThumbHash, BlurHash and dominant colour, if `wantsPlaceholder` was asked for.
     public var placeholder: ImagePlaceholder? {
         get { storage.fields.placeholder }
-        set { uniqueStorage().fields.placeholder = newValue }
+        set { storage.fields.placeholder = newValue }
     }
     /// Why the image, delivered all the same, is not in the disk cache when
     /// the request asked for it to be (a read-only cache, a full disk, an
@@ -110,14 +96,14 @@ public struct ImageResponse: Sendable {
     /// `Cache-Control: no-store`).
     public var notStored: ImageCoreError? {
         get { storage.fields.notStored }
-        set { uniqueStorage().fields.notStored = newValue }
+        set { storage.fields.notStored = newValue }
     }
     /// Why the disk entry, present, could not be read (an I/O error, a
     /// file that cannot be opened), so that the image came from the
     /// network instead, as for a miss. Nil when nothing failed.
     public var notRead: ImageCoreError? {
         get { storage.fields.notRead }
-        set { uniqueStorage().fields.notRead = newValue }
+        set { storage.fields.notRead = newValue }
     }
 
     /// The name of the colour profile the image declares: its ICC profile's
