@@ -154,8 +154,7 @@ public final class Statistics: Sendable {
 
     /// A `COUNTER STORAGE N` line's counter, storage and value.
     private static func storageLine(_ words: LineWords, in bytes: [UInt8]) -> (Counter, String, Int)? {
-        guard words.count == 3, let counter = Counter(rawValue: words.string(0, in: bytes)),
-            let value = Int(words.string(2, in: bytes))
+        guard words.count == 3, let counter = words.counter(0, in: bytes), let value = words.number(2, in: bytes)
         else { return nil }
         return (counter, words.string(1, in: bytes), value)
     }
@@ -209,8 +208,37 @@ public final class Statistics: Sendable {
 
         /// Word `position` (0, 1 or 2) of the line.
         func string(_ position: Int, in bytes: [UInt8]) -> String {
-            let range = position == 0 ? ranges.0 : position == 1 ? ranges.1 : ranges.2
-            return String(decoding: bytes[range], as: UTF8.self)
+            String(decoding: bytes[range(position)], as: UTF8.self)
+        }
+
+        /// Word `position` as a counter's name.
+        func counter(_ position: Int, in bytes: [UInt8]) -> Counter? {
+            Counter(named: bytes[range(position)])
+        }
+
+        /// Word `position` as a decimal number, as `Int(String)` reads one
+        /// (a sign, then digits; nil for anything else or an overflow),
+        /// without the string.
+        func number(_ position: Int, in bytes: [UInt8]) -> Int? {
+            var digits = bytes[range(position)]
+            let negative = digits.first == UInt8(ascii: "-")
+            if negative || digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+            guard !digits.isEmpty else { return nil }
+            var value = 0
+            for byte in digits {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let digit = Int(byte &- UInt8(ascii: "0"))
+                let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflowSum) =
+                    negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+                guard !overflow, !overflowSum else { return nil }
+                value = sum
+            }
+            return value
+        }
+
+        private func range(_ position: Int) -> Range<Int> {
+            position == 0 ? ranges.0 : position == 1 ? ranges.1 : ranges.2
         }
     }
 
@@ -236,14 +264,35 @@ public final class Statistics: Sendable {
 
     /// A `COUNTER N` line's counter and value.
     private static func counterLine(_ words: LineWords, in bytes: [UInt8]) -> (Counter, Int)? {
-        guard words.count == 2, let counter = Counter(rawValue: words.string(0, in: bytes)),
-            let value = Int(words.string(1, in: bytes))
+        guard words.count == 2, let counter = words.counter(0, in: bytes), let value = words.number(1, in: bytes)
         else { return nil }
         return (counter, value)
     }
 }
 
 extension Statistics.Counter {
+    /// `allCases`, made once: the synthesized `allCases` builds its array at each call.
+    fileprivate static let ordered = allCases
+
     /// Where this counter is in `allCases`.
-    fileprivate var position: Int { Self.allCases.firstIndex(of: self)! }
+    fileprivate var position: Int { Self.ordered.firstIndex(of: self)! }
+
+    /// The counter named by `name`'s bytes, compared as bytes: `init(rawValue:)`
+    /// on a `String` made of them was 960 instructions a line (a warm hit
+    /// flushes a shard of 13 lines, callgrind), the string made and then
+    /// compared with each name in turn as a `String`.
+    fileprivate init?(named name: ArraySlice<UInt8>) {
+        for position in Self.names.indices {
+            let candidate = Self.names[position]
+            if candidate.count == name.count, candidate.elementsEqual(name) {
+                self = Self.ordered[position]
+                return
+            }
+        }
+        return nil
+    }
+
+    /// Each counter's name's bytes, in `allCases` order (a `String`'s
+    /// `UTF8View`, compared byte by byte, cost more than the string switch).
+    private static let names = ordered.map { Array($0.rawValue.utf8) }
 }
