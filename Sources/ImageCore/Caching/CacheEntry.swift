@@ -98,10 +98,17 @@ extension CacheEntry {
     /// hex string and its substring were 1.9 k instructions a record, made
     /// at every store and at every read.
     static func checkLine(_ body: [UInt8]) -> [UInt8] {
-        var line = checkPrefix
-        Digest.appendHex(of: Digest.xxh3Word(body), to: &line)
-        line.append(newline)
+        var line: [UInt8] = []
+        appendCheckLine(of: body, to: &line)
         return line
+    }
+
+    /// Appends `body`'s check line to `bytes`.
+    private static func appendCheckLine(of body: [UInt8], to bytes: inout [UInt8]) {
+        let word = Digest.xxh3Word(body)
+        bytes.append(contentsOf: checkPrefix)
+        Digest.appendHex(of: word, to: &bytes)
+        bytes.append(newline)
     }
 
     /// The check line's value for a record body: its 16 hex digits.
@@ -114,33 +121,73 @@ extension CacheEntry {
     func serialized() -> [UInt8] {
         // Built as bytes, a line at a time: the record is written once per
         // download, and joining strings cost a score of allocations each time.
+        var text = RecordText()
+        text.bytes.append(contentsOf: Self.magic.utf8)
+        text.bytes.append(Self.newline)
+        text.line("key", key == url ? nil : key)
+        text.line("url", url)
+        text.line("format", info.format.rawValue)
+        text.line("width", number: info.width)
+        text.line("height", number: info.height)
+        text.line("frames", number: info.frameCount)
+        text.line("loop", number: info.loopCount)
+        text.line("delays", DurationRuns.text(info.frameDurations))
+        text.line("orientation", number: info.orientation == 1 ? nil : info.orientation)
+        text.line("bytes", number: byteCount)
+        text.line("xxh3", checksum)
+        text.line("stored", String(storedAt))
+        text.line("etag", response.etag)
+        text.line("last-modified", response.lastModified)
+        text.line("cache-control", response.cacheControl)
+        text.line("fresh-until", response.freshUntil.map { String($0) })
+        text.line("vary", response.vary)
+        text.line("vary-key", response.variantKey)
+        text.line("data", dataFileName)
+        text.line("placeholder", placeholder?.recordValue)
+        for variant in variants {
+            text.line("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
+        }
+        Self.appendCheckLine(of: text.bytes, to: &text.bytes)
+        return text.bytes
+    }
+
+    /// A record's lines as they are written. A value of its own, with
+    /// mutating methods, not local functions over a captured array: the
+    /// captured array was boxed and every line's change of it checked for
+    /// exclusive access at run time (`swift_beginAccess`, 0.8 k instructions
+    /// a record, callgrind).
+    private struct RecordText {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
-        func add(_ name: StaticString, _ value: String?) {
+
+        init() { bytes.reserveCapacity(512) }
+
+        /// `name value`, newline; nothing for nil. A value that may hold a
+        /// newline character is written without them.
+        mutating func line(_ name: StaticString, _ value: String?) {
             guard var value else { return }
             bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             bytes.append(UInt8(ascii: " "))
-            // Only a value with a byte that can start a newline character is
-            // filtered; any other is appended as it is, with no array between,
-            // from its contiguous UTF-8 (iterating the UTF8View was 10 k
-            // instructions a record, half of writing it; withUTF8, unlike
-            // the view's withContiguousStorageIfAvailable, takes small strings too).
+            // Appended from its contiguous UTF-8 (withUTF8 takes small strings
+            // too), with no array between, unless a byte of it can start a
+            // newline character; then filtered as characters.
             let appended = value.withUTF8 { utf8 in
-                for byte in utf8 where byte <= 0x0D && byte >= 0x0A || byte == 0xC2 || byte == 0xE2 {
-                    return false
-                }
+                guard !CacheEntry.mayHoldNewline(UnsafeRawBufferPointer(utf8)) else { return false }
                 bytes.append(contentsOf: utf8)
                 return true
             }
             if !appended {
                 bytes.append(contentsOf: value.filter { !$0.isNewline }.utf8)
             }
-            bytes.append(Self.newline)
+            bytes.append(CacheEntry.newline)
         }
-        // A number's digits straight into the bytes, from the last, on the
-        // stack: `String(n)` made a string for each of five fields.
-        func add(_ name: StaticString, number: Int?) {
+
+        /// `name` and a number's digits, made from the last on the stack and
+        /// appended at once (`String(n)` made a string for each of five
+        /// fields); nothing for nil.
+        mutating func line(_ name: StaticString, number: Int?) {
             guard let number else { return }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            bytes.append(UInt8(ascii: " "))
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
                 var start = digits.count
                 var rest = number.magnitude
@@ -153,39 +200,10 @@ extension CacheEntry {
                     start -= 1
                     digits[start] = UInt8(ascii: "-")
                 }
-                bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-                bytes.append(UInt8(ascii: " "))
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-                bytes.append(Self.newline)
             }
+            bytes.append(CacheEntry.newline)
         }
-        bytes.append(contentsOf: Self.magic.utf8)
-        bytes.append(Self.newline)
-        add("key", key == url ? nil : key)
-        add("url", url)
-        add("format", info.format.rawValue)
-        add("width", number: info.width)
-        add("height", number: info.height)
-        add("frames", number: info.frameCount)
-        add("loop", number: info.loopCount)
-        add("delays", DurationRuns.text(info.frameDurations))
-        add("orientation", number: info.orientation == 1 ? nil : info.orientation)
-        add("bytes", number: byteCount)
-        add("xxh3", checksum)
-        add("stored", String(storedAt))
-        add("etag", response.etag)
-        add("last-modified", response.lastModified)
-        add("cache-control", response.cacheControl)
-        add("fresh-until", response.freshUntil.map { String($0) })
-        add("vary", response.vary)
-        add("vary-key", response.variantKey)
-        add("data", dataFileName)
-        add("placeholder", placeholder?.recordValue)
-        for variant in variants {
-            add("variant", "\(variant.fileName) \(variant.byteCount) \(variant.checksum) \(variant.transform)")
-        }
-        bytes.append(contentsOf: Self.checkLine(bytes))
-        return bytes
     }
 
     static func lastLineStart(_ bytes: [UInt8]) -> Int? {

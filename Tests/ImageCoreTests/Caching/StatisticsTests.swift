@@ -25,6 +25,30 @@ import Testing
         #expect(totals[.misses] == 0)
     }
 
+    /// A shard's names and numbers are read from its bytes as `Counter(rawValue:)`
+    /// and `Int(String)` read them: a name that is another's prefix or has
+    /// more letters, a number with a sign, too large or not a number.
+    @Test func aShardsNamesAndNumbersAreReadAsTheStringsWouldBe() {
+        let text = """
+            misses +5
+            downloads -3
+            failures 99999999999999999999
+            evictions 12x
+            memory-hitsx 4
+            memory-hit 4
+            disk-hits -
+            remote-uploads 9223372036854775807
+            remote-errors -9223372036854775808
+            corrupt-entries 007
+            bytes-downloaded 10 extra
+
+            """
+        #expect(
+            Statistics.parse(Array(text.utf8)) == [
+                .misses: 5, .downloads: -3, .remoteUploads: Int.max, .remoteErrors: Int.min, .corruptEntries: 7,
+            ])
+    }
+
     /// A run that asked no remote storage (every warm hit) keeps the shard's
     /// per-storage lines as they were, and drops what does not parse.
     @Test func aFlushWithoutRemoteCountsKeepsEachStoragesLines() throws {
