@@ -10,7 +10,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// Creates a key from its text.
     public init(_ string: String) {
         self.string = string
-        self.hash = Digest.sha256Hex(Array(string.utf8))
+        self.hash = Digest.sha256Hex(utf8: string)
     }
 
     public var description: String { string }
