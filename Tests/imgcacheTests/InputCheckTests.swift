@@ -63,6 +63,37 @@ import Testing
         #expect(ipv6.status == 3, "\(ipv6.stderr)")
     }
 
+    /// Session 16 review: a prefetch line `fetch` refuses as an argument was
+    /// "malformed URL (URL using bad/illegal format or missing URL)", kind
+    /// usage, from libcurl (`http://`, `http://[::1`), or "only http, https
+    /// and s3 URLs are supported", kind failure, from the downloader (`not a
+    /// url`, `ftp://…`): one list, two kinds, so exit 64 or 1 by which bad
+    /// line it held. Each is refused as `fetch` refuses it, kind usage.
+    @Test func prefetchRefusesALineAsFetchRefusesTheArgument() throws {
+        let good = server.url("/a%20b.png")
+        let bad: [(line: String, says: String)] = [
+            ("not a url", "not an http or https URL (nor s3://BUCKET/KEY)"),
+            ("ftp://127.0.0.1/x.png", "not an http or https URL (nor s3://BUCKET/KEY)"),
+            ("http://", "not an http or https URL (nor s3://BUCKET/KEY)"),
+            ("http://[::1/x.png", "not a valid URL: no ] after the IPv6 address"),
+            ("http://a b/x.png", "not a valid URL: a character no host may contain"),
+        ]
+        let list = ([good] + bad.map(\.line)).joined(separator: "\n") + "\n"
+        let result = try run(["prefetch", "--json"], stdin: Array(list.utf8))
+        #expect(result.status == 64, "\(result.stderr)")
+        for (line, says) in bad {
+            #expect(result.stderr.contains("imgcache: \(line): \(says)\n"), "\(line): \(result.stderr)")
+            let fetched = try run("fetch", line)
+            #expect(fetched.status == 64 && fetched.stderr.contains("'\(line)' is \(says)"), "\(fetched.stderr)")
+        }
+        let kinds = try result.stdoutLines.compactMap { line -> String? in
+            let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (record?["error"] as? [String: Any])?["kind"] as? String
+        }
+        #expect(kinds == Array(repeating: "usage", count: bad.count), "\(result.stdoutText)")
+        #expect(server.requests.map(\.path) == ["/a%20b.png"])
+    }
+
     @Test func withoutHomeTheCacheIsInThePasswordDatabasesHome() throws {
         let home = try #require(getpwuid(getuid())).pointee.pw_dir.map { String(cString: $0) }
         let expected = "\(try #require(home))/.cache/imgcache"

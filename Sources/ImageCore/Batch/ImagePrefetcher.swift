@@ -129,6 +129,21 @@ public struct ImagePrefetcher: Sendable {
                 var request = makeRequest(url)
                 // One key a URL, for the look-up, the count and the load.
                 let key = manager.key(for: url)
+                // A line `fetch` would refuse as an argument is refused in
+                // its words and kind (usage), and nothing is asked for it:
+                // libcurl's "malformed URL" (usage) and the downloader's
+                // "only http, https and s3" (failure) told such lines apart.
+                if let refusal = URLNormalization.refusal(of: url) {
+                    tally.total += 1
+                    seen.insert(key.string)
+                    if !seen.isEstimate { tally.distinct = seen.count }
+                    let refused = ImageLoadResult(
+                        url: url, outcome: .failure(ImageCoreError(.usage, refusal)), durationMs: 0)
+                    progressed(tally)
+                    tally.count(refused.outcome)
+                    finished(refused, tally)
+                    continue
+                }
                 // A hit is answered here: no load, no thread woken.
                 let start = MonotonicClock.now()
                 if let response = manager.answerFromCache(&request, key: key) {

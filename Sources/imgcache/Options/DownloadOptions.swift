@@ -236,13 +236,8 @@ struct DownloadOptions: ParsableArguments {
 /// usage error (exit 64) before anything is fetched, looked up or removed.
 func validateURLs(_ urls: [String]) throws {
     for url in urls {
-        let lowered = url.lowercased()
-        if S3ObjectURL(url).map({ !$0.key.isEmpty }) == true { continue }
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8 else {
-            throw ValidationError("'\(URLUserInfo.shown(url))' is not an http or https URL (nor s3://BUCKET/KEY)")
-        }
-        if let problem = URLNormalization.syntaxProblem(url) {
-            throw ValidationError("'\(URLUserInfo.shown(url))' is not a valid URL: \(problem)")
+        if let refusal = URLNormalization.refusal(of: url) {
+            throw ValidationError("'\(URLUserInfo.shown(url))' is \(refusal)")
         }
     }
 }

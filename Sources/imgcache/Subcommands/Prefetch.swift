@@ -7,7 +7,9 @@ extension IMGCacheCommand {
             commandName: "prefetch",
             abstract: "Warm the cache with URLs read from a file or stdin, one per line.",
             discussion: """
-                Blank lines and lines starting with # are skipped. Input is read as a stream, so memory stays \
+                Blank lines and lines starting with # are skipped; a line fetch would refuse as an argument \
+                is refused in the same words, as a usage failure (imgcache: LINE: not an http or https URL ...), \
+                and the others go on. Input is read as a stream, so memory stays \
                 flat however long the list is. Prints no image data; a summary goes to stderr at the end \
                 (unless -q), and --json prints one record per URL as each completes.
                 """)
