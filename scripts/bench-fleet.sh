@@ -8,9 +8,10 @@
 #      every machine's every entry compared with the origin's bytes;
 #   b. the same with the leaseholder SIGKILLed: when the others exit;
 #   c. two Redis shards: how 1000 keys split, then one shard stopped;
-#   d. as a., with one Apache mod_dav store (leases by conditional PUT);
+#   d. as a., with one Apache mod_dav store, and with one nginx WebDAV store
+#      with MKCOL in dav_methods (leases: collections made by MKCOL);
 #   e. as a., with one S3 bucket (SeaweedFS; leases by conditional PUT);
-#   f. a dead leaseholder on each store (Redis, Apache, S3), default settings:
+#   f. a dead leaseholder on each store (Redis, Apache, nginx, S3), default settings:
 #      seconds from its SIGKILL until the others are done (goal: 10);
 #   g. a prefetch of 1000 URLs from a warm S3 store against the origin, and
 #      curl -Z's GETs of the same objects from each server (the servers' cost).
@@ -21,7 +22,8 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${2:-$(mktemp -d /tmp/imgcache-fleet.XXXXXX)}
 mkdir -p "$WORK"
 . "$HERE/scripts/lib/ports.sh"
-SLOW_PORT=$(free_ports 5) && R1=$((SLOW_PORT + 1)) R2=$((SLOW_PORT + 2)) FAST_PORT=$((SLOW_PORT + 3)) DAV_PORT=$((SLOW_PORT + 4))
+SLOW_PORT=$(free_ports 6) && R1=$((SLOW_PORT + 1)) R2=$((SLOW_PORT + 2)) FAST_PORT=$((SLOW_PORT + 3)) DAV_PORT=$((SLOW_PORT + 4))
+NGINX_DAV_PORT=$((SLOW_PORT + 5))
 S3_PORT=$(free_ports 12)  # and the eleven after it
 MACHINES=6 COUNT=60 DELAY=0.2 RUNS=${RUNS:-3}
 say() { printf '%s\n' "$*" >&2; }
@@ -35,6 +37,7 @@ cleanup() {
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 	for port in $R1 $R2; do redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; done
 	nginx_stop "$WORK/fast" || true
+	[ -f "$WORK/ngdav/nginx.pid" ] && kill "$(cat "$WORK/ngdav/nginx.pid")" 2>/dev/null || true
 	[ -f "$WORK/apache/httpd.pid" ] && kill "$(cat "$WORK/apache/httpd.pid")" 2>/dev/null || true
 	seaweedfs_stop "$WORK/s3"
 }
@@ -94,11 +97,32 @@ EOF
 /usr/sbin/apache2 -f "$WORK/apache/httpd.conf" -k start
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$DAV_PORT/" && break; sleep 0.1; done
 
+# nginx's WebDAV module with MKCOL, as a store that holds leases (rows d and f).
+mkdir -p "$WORK/ngdav/dav" "$WORK/ngdav/tmp"
+chmod 1777 "$WORK/ngdav/dav"  # its workers run as nobody when the bench runs as root
+cat > "$WORK/ngdav/nginx.conf" <<EOF
+worker_processes 1;
+pid $WORK/ngdav/nginx.pid;
+error_log $WORK/ngdav/error.log warn;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	client_body_temp_path $WORK/ngdav/tmp;
+	keepalive_requests 100000;
+	server {
+		listen 127.0.0.1:$NGINX_DAV_PORT;
+		location / { root $WORK/ngdav/dav; dav_methods PUT DELETE MKCOL; create_full_put_path on; }
+	}
+}
+EOF
+/usr/sbin/nginx -c "$WORK/ngdav/nginx.conf" -p "$WORK/ngdav" -e "$WORK/ngdav/error.log"
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGINX_DAV_PORT/" && break; sleep 0.1; done
+
 # Starts MACHINES prefetches of fleet.txt with remote storage $1 into fresh caches; their pids in MPIDS.
 start_fleet() {
 	: > "$WORK/gets.log"
 	redis-cli -p $R1 flushall >/dev/null
-	rm -rf "$WORK/m" "$WORK/apache/dav/imgcache"
+	rm -rf "$WORK/m" "$WORK/apache/dav/imgcache" "$WORK/ngdav/dav/imgcache"
 	MPIDS=()
 	for m in $(seq $MACHINES); do
 		"$IMGCACHE" prefetch -q --no-progress --cache-dir "$WORK/m/$m" --remote-storage "$1" "$WORK/fleet.txt" &
@@ -177,16 +201,20 @@ echo "| 13 two Redis shards, shard B stopped | same list, new machine | $gets or
 echo "GOAL|two shards: larger shard's share of 1000 keys (%)|$(awk -v s="$share" 'BEGIN { printf "%.1f", (s > 50) ? s : 100 - s }')|65|$k1 / $k2 keys"
 echo "GOAL|one shard stopped: origin GETs / its keys|$(awk -v g="$gets" -v k="$k2" 'BEGIN { printf "%.2f", g / k }')|1.05|$gets GETs for $k2 keys"
 
-# ---- d. Six machines started together, one Apache mod_dav store.
-say "13d. $MACHINES machines, one Apache mod_dav store, $COUNT URLs from an origin answering after ${DELAY}s"
-start=$(now)
-start_fleet "http://127.0.0.1:$DAV_PORT/"
-wait_fleet
-secs=$(since "$start")
-gets=$(wc -l < "$WORK/gets.log")
-right=$(right_entries $(seq $MACHINES))
-echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | one Apache mod_dav store, leases by conditional PUT | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
-echo "GOAL|fleet of $MACHINES on one Apache store: origin GETs for $COUNT URLs|$gets|$((COUNT + 3))|$right/$((MACHINES * COUNT)) entries right, $secs s"
+# ---- d. Six machines started together, one Apache mod_dav store; then one nginx store.
+for dav in "http://127.0.0.1:$DAV_PORT/|one Apache mod_dav store" \
+	"http://127.0.0.1:$NGINX_DAV_PORT/|one nginx WebDAV store (MKCOL in dav_methods)"; do
+	IFS='|' read -r store label <<< "$dav"
+	say "13d. $MACHINES machines, $label, $COUNT URLs from an origin answering after ${DELAY}s"
+	start=$(now)
+	start_fleet "$store"
+	wait_fleet
+	secs=$(since "$start")
+	gets=$(wc -l < "$WORK/gets.log")
+	right=$(right_entries $(seq $MACHINES))
+	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | $label, leases by MKCOL | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
+	echo "GOAL|fleet of $MACHINES on $label: origin GETs for $COUNT URLs|$gets|$COUNT|$right/$((MACHINES * COUNT)) entries right, $secs s"
+done
 
 # ---- e. Six machines started together, one S3 bucket.
 if [ $HAVE_S3 = 1 ]; then
@@ -240,12 +268,18 @@ lease_token() {
 	[ -n "$key" ] && redis-cli -p $R1 get "$key"
 }
 dead_leaseholder "$REDIS" "one Redis"
-lease_token() {
-	local file
-	file=$(find "$WORK/apache/dav/imgcache" -name '*.lease' 2>/dev/null | head -1)
-	[ -n "$file" ] && sed -n 's/^token //p' "$file"
-}
-dead_leaseholder "http://127.0.0.1:$DAV_PORT/" "one Apache mod_dav store"
+for server in apache ngdav; do
+	lease_token() {
+		local file
+		file=$(find "$WORK/$server/dav/imgcache" -path '*.lease.d/holder' 2>/dev/null | head -1)
+		[ -n "$file" ] && sed -n 's/^token //p' "$file"
+	}
+	if [ $server = apache ]; then
+		dead_leaseholder "http://127.0.0.1:$DAV_PORT/" "one Apache mod_dav store"
+	else
+		dead_leaseholder "http://127.0.0.1:$NGINX_DAV_PORT/" "one nginx WebDAV store (MKCOL)"
+	fi
+done
 if [ $HAVE_S3 = 1 ]; then
 	new_bucket
 	lease_token() {

@@ -74,8 +74,9 @@ struct IMGCacheCommand: AsyncParsableCommand {
             even after it answered, and so does an upload refused with AccessDenied (a store a machine may \
             only read is |read-only). \
             Before downloading a URL found nowhere, a machine takes a lease for it in the first \
-            writable store that holds leases (Redis; S3 and HTTP servers that honour If-None-Match: * on \
-            PUT, probed once per run) and renews it every third of its time while it downloads; the others \
+            writable store that holds leases (Redis; S3, by PUT with If-None-Match: *; HTTP servers that \
+            make a collection with MKCOL atomically: Apache mod_dav, nginx with MKCOL in dav_methods; \
+            probed once per run) and renews it every third of its time while it downloads; the others \
             wait for its upload, following its renewals, so with default settings a holder that dies delays \
             them by at most 10 s. Passwords and secrets are never shown (***).
 

@@ -1,7 +1,7 @@
 /// A remote storage on an HTTP server that accepts PUT and DELETE (nginx's
 /// WebDAV module, Apache mod_dav, bazel-remote): an entry is the object at
 /// `BASE/imgcache/<layout version>/<key hash>`. Download leases live beside
-/// the entries, where the server honours conditional PUT
+/// the entries, where the server makes collections (MKCOL)
 /// (`HTTPRemoteStorage+Leases.swift`).
 ///
 /// Requests go through the manager's downloader, so they share its libcurl
@@ -14,8 +14,8 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
     private let network: any DataLoading
     /// What a lease's expiry is judged by.
     let clock: any TimeSource
-    /// Whether the server honours `If-None-Match: *` on PUT, as leases need.
-    let leaseProbe = ConditionalPutProbe()
+    /// Whether the server makes collections (MKCOL) one at a time, as leases need.
+    let leaseProbe = LeaseProbe()
     /// Other machines' leases as this machine has seen them renewed.
     let leaseSightings = LeaseSightings()
 
@@ -55,17 +55,36 @@ final class HTTPRemoteStorage: RemoteStorage, CustomReflectable {
         if patient { request = request.withLeasePatience() }
         let (status, _) = try await send(request, answers: [409, 412])
         guard status == 409 else { return status }
-        // RFC 4918 servers (Apache mod_dav) create no missing parent
-        // collections, as nginx's `create_full_put_path` does: make them, once.
-        // 405: it exists; 403: Apache's answer to a MKCOL racing another
-        // machine's (EEXIST, "Unable to create collection"). The PUT tried
-        // again says whether the store takes writes.
+        try await makeParents()
+        return try await send(request, answers: [412]).status
+    }
+
+    /// Makes the collection `name` (ending in `/`) with MKCOL: true if this
+    /// request made it, false if it exists (405; 403 is Apache's answer to
+    /// one racing another's: EEXIST, "Unable to create collection"). A
+    /// `mkdir` on Apache mod_dav_fs and nginx, so of requests racing for one
+    /// name exactly one makes it.
+    func makeCollection(_ name: String) async throws -> Bool {
+        let make = request("MKCOL", name).withLeasePatience()
+        var status = try await send(make, answers: [403, 405, 409]).status
+        if status == 409 {
+            try await makeParents()
+            status = try await send(make, answers: [403, 405]).status
+        }
+        return status != 403 && status != 405
+    }
+
+    /// Makes the collections above the objects: RFC 4918 servers (Apache
+    /// mod_dav) create no missing parents for a PUT or MKCOL, as nginx's
+    /// `create_full_put_path` does for a PUT. 405: it exists; 403: Apache's
+    /// answer to a MKCOL racing another machine's. The request tried again
+    /// says whether the store takes writes.
+    private func makeParents() async throws {
         for collection in ["imgcache/", "imgcache/\(RemoteObject.layoutVersion)/"] {
             var make = self.request("MKCOL", "")
             make.url = "\(base)/\(collection)"
             _ = try await send(make, answers: [403, 405])
         }
-        return try await send(request, answers: [412]).status
     }
 
     /// A request for object `name`, as every request to the store is made.

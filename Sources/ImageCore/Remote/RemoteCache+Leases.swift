@@ -1,6 +1,6 @@
 /// Fleet-wide single flight: before downloading a URL found nowhere, a
 /// machine takes a lease for its key in the first writable store that holds
-/// leases (Redis; an HTTP server that honours conditional PUT). A machine
+/// leases (Redis; S3; an HTTP server that makes collections with MKCOL). A machine
 /// that finds the lease taken polls that store for the entry, with backoff,
 /// trying the lease again each time: it stops when the entry arrives, when
 /// it gets the lease (the holder gave it up, or died and it expired), or
@@ -12,7 +12,9 @@
 /// sent once more, with the same token: the first may have been written
 /// and only its answer lost, and a store finds the lease its own token
 /// holds to be this machine's, so the machine neither waits on its own
-/// lease nor takes a second. Taking it again, rather than downloading
+/// lease nor takes a second (an HTTP store whose MKCOL's answer was lost
+/// finds a lease without a holder, whose maker it cannot know: it waits
+/// that lease's duration, as for another's). Taking it again, rather than downloading
 /// without it, keeps the other machines waiting on one download. If the
 /// second fails too, the machine downloads without a lease; one that was
 /// written all the same runs out unrenewed, and the machines waiting on it

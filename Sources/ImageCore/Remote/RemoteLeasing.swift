@@ -11,7 +11,8 @@
 protocol RemoteLeasing: RemoteStorage {
     /// Takes the lease `name` for `duration` seconds, marked with `token`,
     /// if nobody holds it (`.unsupported` if this store cannot hold leases
-    /// after all: an HTTP server that ignores conditional PUT).
+    /// after all: an HTTP server that makes no collections, an S3 one that
+    /// ignores conditional PUT).
     func acquireLease(_ name: String, token: String, duration: Double) async throws -> LeaseAnswer
     /// Extends the lease to `duration` seconds from now if `token` still
     /// holds it; false if it expired or another holds it.

@@ -30,7 +30,7 @@ extension S3RemoteStorage: RemoteLeasing {
         let lease = HTTPLeaseObject(token: token, duration: duration, now: clock.wallNow()).encoded
         for attempt in 1...Self.racedWriteTries {
             let status = try await write(
-                leaseName(name), lease, conditions: [ConditionalPutProbe.ifNoneMatchAny], patient: true)
+                leaseName(name), lease, conditions: [LeaseProbe.ifNoneMatchAny], patient: true)
             switch status {
             case 409:
                 try await clock.sleep(Double(attempt) * 0.05)

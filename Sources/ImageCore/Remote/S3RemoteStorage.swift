@@ -27,7 +27,7 @@ final class S3RemoteStorage: RemoteStorage, CustomReflectable {
     /// What a lease's expiry is judged by, and a raced write waits on.
     let clock: any TimeSource
     /// Whether the endpoint honours `If-None-Match: *` on PUT, as leases need.
-    let leaseProbe = ConditionalPutProbe()
+    let leaseProbe = LeaseProbe()
     /// Whether a DELETE was refused (`AccessDenied`: the policy grants no
     /// `s3:DeleteObject`): a lease is then released by writing it run out.
     let deletesRefused = Mutex(false)

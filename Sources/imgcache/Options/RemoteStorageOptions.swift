@@ -12,7 +12,7 @@ struct RemoteStorageOptions: ParsableArguments {
                 + "credentials as the AWS CLI finds them), with |read-only, |connect-timeout=MS, |timeout=MS, "
                 + "|shards=A,B,… (the URL's * replaced by the key's shard), |lease=MS (how long a machine "
                 + "downloading a URL makes the others wait for its upload, renewed while it downloads; default 6000; "
-                + "Redis, S3, and HTTP servers that honour If-None-Match: * on PUT) "
+                + "Redis, S3, and HTTP servers that make collections with MKCOL) "
                 + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
             valueName: "url"))
     var remoteStorage: String?

@@ -46,11 +46,12 @@ final class WebDAVRemote: Sendable {
     let nginx: NginxProcess
     let store: TemporaryDirectory
 
-    init() throws {
+    /// `methods`: `dav_methods`; with MKCOL the store holds download leases.
+    init(methods: String = "PUT DELETE") throws {
         store = try TemporaryDirectory()
         nginx = try NginxProcess(
             serverBody: """
-                location / { root \(store.path); dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 100m; }
+                location / { root \(store.path); dav_methods \(methods); create_full_put_path on; client_max_body_size 100m; }
                 """)
     }
 

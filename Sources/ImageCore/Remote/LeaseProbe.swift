@@ -1,17 +1,17 @@
 import Synchronization
 
-/// Whether a store honours `If-None-Match: *` on PUT, which its download
-/// leases need (Apache mod_dav and S3 do; nginx 1.22's WebDAV module does
-/// not). Asked once per run, by the first request for a lease, which the
-/// others await: a probe object of this run's own is written, then written
-/// over with the condition, which a server that honours it refuses (412,
-/// or 409 as S3 may answer), then deleted, which must find it. Its own,
-/// because machines that start together probe together: over one shared
-/// object, Apache (which checks the condition apart from the write) let one
-/// machine's conditional PUT through while another's plain PUT replaced the
-/// object, and that machine then took no leases and downloaded all it was
-/// given.
-final class ConditionalPutProbe: Sendable {
+/// Whether a store can hold download leases, asked once per run by the
+/// first request for a lease, which the others await: a failed probe says
+/// nothing of the store (a timeout must not fail every lease request of the
+/// run), so the next request probes again.
+///
+/// For S3 (`refusal(write:remove:)`): whether the store honours `If-None-Match: *` on
+/// PUT (AWS, SeaweedFS, MinIO and R2 do). A probe object of this run's own
+/// is written, then written over with the condition, which a server that
+/// honours it refuses (412, or 409 as S3 may answer), then deleted, which
+/// must find it. Its own, because machines that start together probe
+/// together. An HTTP store probes MKCOL instead (`HTTPRemoteStorage+Leases.swift`).
+final class LeaseProbe: Sendable {
     /// PUTs the object `name` with `body` and `conditions`; returns the status.
     typealias Write = @Sendable (_ name: String, _ body: [UInt8], _ conditions: [HTTPHeader]) async throws -> Int
     /// Deletes the object `name`; false if the store found none.
@@ -21,23 +21,27 @@ final class ConditionalPutProbe: Sendable {
 
     private let outcome = Mutex<Task<String?, any Error>?>(nil)
 
-    /// Why the store can hold no leases, nil if it can: the probe's outcome,
-    /// probing through `write` and `remove` on the first call.
-    func refusal(write: @escaping Write, remove: @escaping Remove) async throws -> String? {
-        let probe = outcome.withLock { outcome in
+    /// Why the store can hold no leases, nil if it can: the outcome of
+    /// `probe`, run on the first call.
+    func refusal(probe: @escaping @Sendable () async throws -> String?) async throws -> String? {
+        let outcome = self.outcome.withLock { outcome in
             if let outcome { return outcome }
-            let task = Task { try await Self.probe(write, remove) }
+            let task = Task { try await probe() }
             outcome = task
             return task
         }
         do {
-            return try await probe.value
+            return try await outcome.value
         } catch {
-            // A failed probe says nothing of the store's leases: the next request probes again
-            // (a timeout must not fail every lease request of the run).
-            outcome.withLock { if $0 == probe { $0 = nil } }
+            self.outcome.withLock { if $0 == outcome { $0 = nil } }
             throw error
         }
+    }
+
+    /// Why the store can hold no leases by conditional PUT, nil if it can,
+    /// probing through `write` and `remove` on the first call.
+    func refusal(write: @escaping Write, remove: @escaping Remove) async throws -> String? {
+        try await refusal { try await Self.probe(write, remove) }
     }
 
     private static func probe(_ write: Write, _ remove: Remove) async throws -> String? {
