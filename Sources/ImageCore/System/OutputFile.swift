@@ -67,6 +67,11 @@ package enum OutputFile {
         let temporary = "\(directory)/.imgcache-\(UniqueName.make()).tmp"
         let fd = POSIXFile.retryingInterrupts { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw outputError("cannot create", path, errno) }
+        // The file it replaces keeps its permissions, as curl's -o and the
+        // shell's > keep them by writing in place: a private 0600 file
+        // became 0644 (the new file's mode less the umask). Best effort: a
+        // file system without modes keeps what it has.
+        if let existing { _ = fchmod(fd, existing.st_mode & 0o7777) }
         do {
             try produce(writer(fd, path))
         } catch {

@@ -234,6 +234,25 @@ import Testing
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(output.path)/made.png"))) == png)
     }
 
+    /// Session 16 review: `-o FILE` over a private 0600 file left a 0644
+    /// one: the atomic replacement is a new file, made with the usual mode.
+    /// curl's -o and the shell's > keep the file's permissions; so does imgcache.
+    @Test func anOutputFileKeepsItsPermissions() throws {
+        server.route("/x.png", .ok(png))
+        let output = try TemporaryDirectory()
+        for mode in [0o600, 0o640, 0o444] as [mode_t] {
+            let path = "\(output.path)/kept-\(String(mode, radix: 8)).png"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("old".utf8)))
+            #expect(chmod(path, mode) == 0)
+            let result = try fetch("-o", path, server.url("/x.png"))
+            #expect(result.status == 0, "\(result.stderr)")
+            var info = stat()
+            #expect(
+                stat(path, &info) == 0 && info.st_mode & 0o7777 == mode, "\(String(info.st_mode & 0o7777, radix: 8))")
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == png)
+        }
+    }
+
     @Test func aDamagedEntryIsRefetchedNotServed() throws {
         server.route("/x.png", .ok(png))
         let path = String(try fetch("--path", server.url("/x.png")).stdoutText.dropLast())
