@@ -1,6 +1,7 @@
 #include "hevc_shims.h"
 
 #include <libde265/de265.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "decoding_threads.h"
@@ -63,7 +64,17 @@ imgcache_hevc_decoder *imgcache_hevc_new(void) { return (imgcache_hevc_decoder *
 
 void imgcache_hevc_free(imgcache_hevc_decoder *decoder) { (void)api.free_decoder((de265_decoder_context *)decoder); }
 
+static void *imgcache_hevc_no_work(void *unused) { return unused; }
+
 int imgcache_hevc_start_threads(imgcache_hevc_decoder *decoder, int threads) {
+    // Why a thread is started and joined first: libde265 1.0.x says DE265_OK
+    // whatever pthread_create answers (decoder_context::start_thread_pool
+    // drops start_thread_pool's error), and with no worker started it waits
+    // for its rows of CTBs forever. A thread this process cannot start now
+    // (a pids or thread limit reached) is one libde265 could not start either.
+    pthread_t probe;
+    if (pthread_create(&probe, NULL, imgcache_hevc_no_work, NULL) != 0) return -1;
+    pthread_join(probe, NULL);
     return api.start_worker_threads((de265_decoder_context *)decoder, threads) == DE265_OK ? 0 : -1;
 }
 

@@ -45,8 +45,9 @@ void imgcache_hevc_free(imgcache_hevc_decoder *decoder);
 /// libde265 then decodes a picture's rows of CTBs in parallel where the
 /// stream's PPS allows it (entropy_coding_sync_enabled_flag: wavefronts; or
 /// tiles), the calling thread waiting.
-/// Returns 0, or -1 if they could not be started. The corresponding C
-/// function is `de265_start_worker_threads`.
+/// Returns 0, or -1 if they could not be started: libde265 1.0.x never says
+/// so, so a thread is started and joined first, and -1 returned if it cannot
+/// be. The corresponding C function is `de265_start_worker_threads`.
 int imgcache_hevc_start_threads(imgcache_hevc_decoder *decoder, int threads);
 /// One NAL unit, without start code or length prefix. Returns 0, or -1 when
 /// libde265 refuses it. The corresponding C function is `de265_push_NAL`.

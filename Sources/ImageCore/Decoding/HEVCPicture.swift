@@ -17,13 +17,18 @@ final class HEVCPicture {
     /// libde265 failed or refused a NAL unit, or the data's length fields
     /// run past it. With `threads` above 0, libde265 decodes on that many
     /// worker threads of its own (`imgcache_hevc_start_threads`), the
-    /// calling one waiting. The corresponding C function is `imgcache_hevc_decode`.
+    /// calling one waiting; if it says they could not be started, the
+    /// calling thread decodes alone, with a decoder of its own (the picture
+    /// is the same: wavefronts change the order of work, not its result).
+    /// (libde265 1.0.x never says so itself, and with no worker started
+    /// would wait forever: the shim tries a thread of its own first.) The
+    /// corresponding C function is `imgcache_hevc_decode`.
     static func decode<Result>(
         _ image: HEVCThumbnail.CodedImage, _ bytes: [UInt8], threads: Int = 0, _ body: (HEVCPicture) -> Result
     ) -> Result? {
         guard let decoder = HEVCPicture() else { return nil }
         guard threads <= 0 || imgcache_hevc_start_threads(decoder.decoder, Int32(min(threads, 64))) == 0 else {
-            return nil
+            return decode(image, bytes, threads: 0, body)
         }
         let pushed: Bool = bytes.withUnsafeBufferPointer { file in
             for unit in image.parameterSets {
