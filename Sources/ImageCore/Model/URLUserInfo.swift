@@ -8,7 +8,7 @@ public enum URLUserInfo {
     /// as curl decodes it), if it has one.
     static func split(_ url: String) -> (url: String, credentials: String?) {
         // Most URLs have no @ anywhere: one pass over the bytes.
-        guard url.utf8.contains(UInt8(ascii: "@")) else { return (url, nil) }
+        guard hasAt(url) else { return (url, nil) }
         let parts = RemoteStorageURL.split(url)
         guard let userInfo = parts.userInfo else { return (url, nil) }
         return (
@@ -20,9 +20,17 @@ public enum URLUserInfo {
     /// (`http://alice:***@host/a.png`). The key of either is the same: a
     /// URL's user info is never part of its key.
     public static func shown(_ url: String) -> String {
-        guard url.utf8.contains(UInt8(ascii: "@")) else { return url }
+        guard hasAt(url) else { return url }
         let parts = RemoteStorageURL.split(url)
         guard let userInfo = parts.userInfo, let colon = userInfo.firstIndex(of: ":") else { return url }
         return "\(parts.scheme)\(userInfo[..<colon]):\(SecretRedaction.mask)@\(parts.hostAndPath)"
+    }
+
+    /// Whether `url` holds an @, searched for in its UTF-8 where the string
+    /// keeps it: the `UTF8View`'s generic `contains` was 1.1 k instructions
+    /// a URL, asked twice for each cold URL (callgrind).
+    private static func hasAt(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { $0.contains(UInt8(ascii: "@")) }
     }
 }
