@@ -26,9 +26,12 @@ final class InflightLoads<Value: Sendable>: Sendable {
     func run(_ key: String, _ work: () async throws -> Value) async throws -> (Value, joined: Bool) {
         while true {
             let first = running.withLock { running in
-                if running[key] != nil { return false }
-                running[key] = []
-                return true
+                // One hash of the key for the usual first caller (a look, then
+                // an insert, hashed it twice): what was there, a run in
+                // progress, is put back.
+                guard let waiting = running.updateValue([], forKey: key) else { return true }
+                running[key] = waiting
+                return false
             }
             if first { return (try await runFirst(key, work), false) }
             if let value = try await join(key) { return (value, true) }
