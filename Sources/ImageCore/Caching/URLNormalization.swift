@@ -85,6 +85,11 @@ package enum URLNormalization {
         if mayBeIPv4(bytes, host: host), let address = ipv4Host(bytes[host]), !address.elementsEqual(bytes[host]) {
             return false
         }
+        if bytes[host].first == UInt8(ascii: "["), let address = ipv6Host(bytes[host]),
+            !address.elementsEqual(bytes[host])
+        {
+            return false
+        }
         if let port = defaultPort(String(decoding: bytes[bytes.startIndex..<schemeEnd], as: UTF8.self)),
             let colon = bytes[authority].lastIndex(of: UInt8(ascii: ":")),
             !bytes[authority].contains(UInt8(ascii: "]")) || bytes[colon - 1] == UInt8(ascii: "]")
@@ -139,7 +144,8 @@ package enum URLNormalization {
     }
 
     /// A host lower-cased; a non-ASCII one in IDNA form, label by label; an
-    /// IPv4 address in dotted-decimal form (`ipv4Host`). Escapes are
+    /// IPv4 address in dotted-decimal form (`ipv4Host`), an IPv6 one as
+    /// WHATWG writes it (`ipv6Host`). Escapes are
     /// decoded, unless that yields a byte WHATWG forbids in a host (`%23`
     /// would put a `#` in the key): such a URL is not valid, and its host
     /// stays as written.
@@ -151,6 +157,7 @@ package enum URLNormalization {
         }
         guard decoded.contains(where: { $0 >= 0x80 }) else {
             let lowered = decoded.map(lowercased)
+            if lowered.first == UInt8(ascii: "[") { return ipv6Host(lowered) ?? lowered }
             return mayBeIPv4(lowered, host: lowered.indices) ? ipv4Host(lowered) ?? lowered : lowered
         }
         let text = String(decoding: decoded, as: UTF8.self).lowercased()

@@ -56,6 +56,27 @@ import Testing
         }
     }
 
+    /// Session 16 review: `http://[0:0::1]:8080/a` and `http://[::1]:8080/a`
+    /// were two entries of one image; WHATWG writes an IPv6 host one way.
+    @Test func anIPv6AddressIsWrittenAsWHATWGWritesIt() {
+        let cases: [(written: String, key: String)] = [
+            ("http://[0:0::1]:8080/a", "http://[::1]:8080/a"), ("http://[0000:0:0:0:0:0:0:0001]/a", "http://[::1]/a"),
+            ("http://[::FFFF:7f00:1]/a", "http://[::ffff:7f00:1]/a"),
+            ("http://[::ffff:127.0.0.1]/a", "http://[::ffff:7f00:1]/a"),
+            ("http://[2001:db8:0:0:1:0:0:1]/a", "http://[2001:db8::1:0:0:1]/a"),
+            ("http://[2001:0db8::0:1]/a", "http://[2001:db8::1]/a"), ("http://[1:0:0:0:0:0:0:0]/a", "http://[1::]/a"),
+            ("http://[::]/a", "http://[::]/a"), ("http://[1:2:3:4:5:6:7:8]/a", "http://[1:2:3:4:5:6:7:8]/a"),
+            ("http://[1:0:2:3:4:5:6:7]/a", "http://[1:0:2:3:4:5:6:7]/a"),
+        ]
+        for (written, expected) in cases {
+            #expect(key(written) == expected, "\(written)")
+        }
+        // Not addresses WHATWG accepts: as written.
+        for url in ["http://[1:2:3:4:5:6:7:8:9]/a", "http://[::1::2]/a", "http://[::1.2.3]/a", "http://[:1]/a"] {
+            #expect(key(url) == url, "\(url)")
+        }
+    }
+
     @Test func schemeAndHostAreLowerCasedAndTheDefaultPortDropped() {
         #expect(key("HTTP://Example.COM:80/a.jpg") == "http://example.com/a.jpg")
         #expect(key("https://example.com:443/a.jpg") == "https://example.com/a.jpg")
