@@ -63,6 +63,12 @@ package enum OutputFile {
         if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
             return try writeThrough(to: path, producing: produce)
         }
+        // A file the user may not write is refused, as the shell's > and
+        // curl's -o refuse it: the rename below needs only the directory's
+        // permission, so it would replace a read-only file.
+        if existing != nil, access(path, W_OK) != 0 {
+            throw outputError("cannot write", path, errno)
+        }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let temporary = "\(directory)/.imgcache-\(UniqueName.make()).tmp"
         let fd = POSIXFile.retryingInterrupts { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
