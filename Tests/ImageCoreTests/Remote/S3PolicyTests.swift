@@ -112,8 +112,17 @@ struct S3PolicyTests {
         let s3 = try S3PolicyServer(policy: .init(listBucket: false, putObject: false, deleteObject: false))
         let urls = try images("readonly", 3)
         let entries = Set(urls.map { "PUT imgcache/\(RemoteObject.layoutVersion)/\(CacheKey($0).hash)" })
-        // The first download the origin serves at once, the others once its upload was answered (with as
-        // many transfer slots as URLs: store requests take slots too, so the upload is never queued behind them).
+        // The first download the origin serves at once, the others once this
+        // run has said the store is off (its warning, written after the
+        // store is marked off): the refusal answered by the server is not
+        // yet read by the run, and on a loaded machine the others' uploads
+        // went out meanwhile. As many transfer slots as URLs: store requests
+        // take slots too, so the upload is never queued behind them.
+        let work = try TemporaryDirectory()
+        let stderrPath = "\(work.path)/stderr"
+        let refusalSeen: @Sendable () -> Bool = {
+            (try? String(contentsOfFile: stderrPath, encoding: .utf8))?.contains("refused a write") == true
+        }
         let served = Mutex(0)
         for (index, url) in urls.enumerated() {
             let image = try FleetTests.image(index)
@@ -123,22 +132,27 @@ struct S3PolicyTests {
                     return count
                 }
                 let deadline = Date().addingTimeInterval(waitPatience)
-                while Date() < deadline
-                    && (s3.log.filter(entries.contains).count < min(earlier, 1) || s3.server.unansweredRequests > 0)
-                {
-                    usleep(10_000)
-                }
+                while earlier > 0 && Date() < deadline && !refusalSeen() { usleep(10_000) }
                 return .ok(image)
             }
         }
         let cache = try TemporaryDirectory()
+        let list = "\(work.path)/urls"
+        try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: list))
         // No stall timeout for the origin's held answers: they wait for a
         // state (up to `waitPatience`, 5 min under a sanitizer), and with
         // the default 15 s a held GET timed out on a loaded machine would be
         // asked again, one origin GET more than the URLs.
-        let run = try prefetch(
-            urls, store: "s3://\(s3.bucket)|endpoint=\(s3.endpoint)", s3, cache: cache,
-            ["-j", "\(urls.count)", "--timeout", "3600"])
+        let process = try CLI.start(
+            [
+                "prefetch", "-j", "\(urls.count)", "--timeout", "3600", "--remote-storage",
+                "s3://\(s3.bucket)|endpoint=\(s3.endpoint)|timeout=5000|connect-timeout=2000", "-",
+            ],
+            cacheDir: cache.path, stdinPath: list, environment: s3.environment, stderrPath: stderrPath)
+        process.waitUntilExit()
+        let run = CLI.Result(
+            stdout: [], stderr: try String(contentsOfFile: stderrPath, encoding: .utf8),
+            status: process.terminationStatus)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(warnings(run).count == 1, "\(run.stderr)")
         #expect(
