@@ -7,10 +7,24 @@ import TestSupport
 /// nginx stores and machines made over it with patient timeouts (a store
 /// request that timed out on a loaded machine is not what they test).
 protocol HTTPLeaseSuite {
-    var network: Downloader { get }
+    var fixture: HTTPLeaseFixture { get }
+}
+
+/// A suite instance's downloader, and the directory it downloads into
+/// (removed when the instance goes).
+struct HTTPLeaseFixture {
+    let work: TemporaryDirectory
+    let network: Downloader
+
+    init() throws {
+        work = try TemporaryDirectory()
+        network = try Downloader(configuration: Downloader.Configuration(temporaryDirectory: work.path))
+    }
 }
 
 extension HTTPLeaseSuite {
+    var network: Downloader { fixture.network }
+    var work: TemporaryDirectory { fixture.work }
     var key: CacheKey { CacheKey("http://origin.example/a.png") }
 
     func storage(_ url: String) throws -> HTTPRemoteStorage {

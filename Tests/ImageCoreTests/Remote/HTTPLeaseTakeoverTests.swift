@@ -9,12 +9,10 @@ import Testing
 /// clock; a damaged lease, and one read as it is freed.
 @Suite(.serialized, .enabled(if: LoopbackServices.haveApache, "apache2 is not installed (make deps installs it)"))
 struct HTTPLeaseTakeoverTests: HTTPLeaseSuite {
-    let network: Downloader
-    let work: TemporaryDirectory
+    let fixture: HTTPLeaseFixture
 
     init() throws {
-        work = try TemporaryDirectory()
-        network = try Downloader(configuration: Downloader.Configuration(temporaryDirectory: work.path))
+        fixture = try HTTPLeaseFixture()
     }
 
     /// A dead holder whose wall clock ran ahead wrote an expiry minutes

@@ -11,12 +11,10 @@ import Testing
 /// take no leases, and a Redis store named too takes them).
 @Suite(.serialized, .enabled(if: LoopbackServices.haveApache, "apache2 is not installed (make deps installs it)"))
 struct HTTPLeaseTests: HTTPLeaseSuite {
-    let network: Downloader
-    let work: TemporaryDirectory
+    let fixture: HTTPLeaseFixture
 
     init() throws {
-        work = try TemporaryDirectory()
-        network = try Downloader(configuration: Downloader.Configuration(temporaryDirectory: work.path))
+        fixture = try HTTPLeaseFixture()
     }
 
     /// The probe finds that Apache makes collections one at a time (making
