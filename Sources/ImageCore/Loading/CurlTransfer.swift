@@ -233,6 +233,7 @@ final class CurlTransfer {
             removeBody()
         }
         sink?.close()
+        SanitizerHandOff.publish()
         switch outcome {
         case .success(let response):
             events.emit("response received: \(shownURL): HTTP \(status), \(response.bodySize) bytes")
@@ -252,6 +253,7 @@ final class CurlTransfer {
             removeBody()
             sink.close()
         }
+        SanitizerHandOff.publish()
         continuation.resume(throwing: error)
     }
 

@@ -96,6 +96,7 @@ public final class Downloader: DataLoading {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let body = try loop.openBodyAhead(for: request)
         do {
+            defer { SanitizerHandOff.receive() }
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     loop.enqueue(id: id, request: request, body: body, continuation: continuation)
