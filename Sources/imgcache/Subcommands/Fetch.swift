@@ -23,7 +23,9 @@ extension IMGCacheCommand {
 
         @Option(
             name: .shortAndLong, parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Write to this file (once per URL; - is stdout).", valueName: "file"),
+            help: ArgumentHelp(
+                "Write to this file (once per URL; - is stdout), replaced whole: it keeps its permissions, a file you may not write is refused (exit 23), and a device or symbolic link is written through.",
+                valueName: "file"),
             completion: .file())
         var output: [String] = []
 
