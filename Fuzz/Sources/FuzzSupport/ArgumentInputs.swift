@@ -47,10 +47,12 @@ public enum ArgumentInputs {
             _ = HTTPDate.iso8601(date)
         }
         // Header lines "name: value", as the downloader lowercases them.
-        var headers: [String: String] = [:]
+        var headers = ResponseHeaders()
         for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = String(line[line.index(after: colon)...].trimmingSpaces())
+            guard let colon = line.firstIndex(of: ":"), let name = ResponseHeaders.Name(String(line[..<colon])) else {
+                continue
+            }
+            headers[name] = String(line[line.index(after: colon)...].trimmingSpaces())
         }
         if let deadline = StoredResponse.freshUntil(headers: headers, requestTime: 1_700_000_000,
                                                     responseTime: 1_700_000_001) {

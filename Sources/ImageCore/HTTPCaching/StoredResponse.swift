@@ -28,13 +28,13 @@ public struct StoredResponse: Sendable, Equatable {
         self.variantKey = variantKey
     }
 
-    /// What to keep of a response to `request` (headers' names lowercased),
+    /// What to keep of a response to `request`,
     /// sent at `requestTime` and received at `responseTime`.
-    public init(headers: [String: String], request: DownloadRequest, requestTime: Double, responseTime: Double) {
-        etag = headers["etag"]
-        lastModified = headers["last-modified"]
-        cacheControl = headers["cache-control"]
-        vary = headers["vary"]
+    public init(headers: ResponseHeaders, request: DownloadRequest, requestTime: Double, responseTime: Double) {
+        etag = headers[.etag]
+        lastModified = headers[.lastModified]
+        cacheControl = headers[.cacheControl]
+        vary = headers[.vary]
         variantKey = Self.variantKey(vary: vary, request: request)
         freshUntil = Self.freshUntil(headers: headers, requestTime: requestTime, responseTime: responseTime)
     }
@@ -42,15 +42,15 @@ public struct StoredResponse: Sendable, Equatable {
     /// The record after a 304: its headers update the stored ones
     /// (RFC 9111 §4.3.4) and restart the freshness clock.
     public func updated(
-        by headers: [String: String], request: DownloadRequest, requestTime: Double,
+        by headers: ResponseHeaders, request: DownloadRequest, requestTime: Double,
         responseTime: Double
     ) -> StoredResponse {
-        var merged: [String: String] = [:]
-        merged["etag"] = etag
-        merged["last-modified"] = lastModified
-        merged["cache-control"] = cacheControl
-        merged["vary"] = vary
-        for (name, value) in headers { merged[name] = value }
+        var merged = ResponseHeaders()
+        merged[.etag] = etag
+        merged[.lastModified] = lastModified
+        merged[.cacheControl] = cacheControl
+        merged[.vary] = vary
+        for (name, value) in headers.fields { merged[name] = value }
         return StoredResponse(headers: merged, request: request, requestTime: requestTime, responseTime: responseTime)
     }
 
@@ -58,21 +58,21 @@ public struct StoredResponse: Sendable, Equatable {
     /// (max-age, else Expires − Date, else 10% of the time since
     /// Last-Modified) less the response's age when it arrived (Age header,
     /// clock skew and transit time counted).
-    static func freshUntil(headers: [String: String], requestTime: Double, responseTime: Double) -> Double? {
-        let control = CacheControl(headers["cache-control"])
-        let date = headers["date"].flatMap(HTTPDate.parse) ?? responseTime
+    static func freshUntil(headers: ResponseHeaders, requestTime: Double, responseTime: Double) -> Double? {
+        let control = CacheControl(headers[.cacheControl])
+        let date = headers[.date].flatMap(HTTPDate.parse) ?? responseTime
         let lifetime: Double
         if let maxAge = control.maxAge {
             lifetime = maxAge
-        } else if let expires = headers["expires"] {
+        } else if let expires = headers[.expires] {
             // An invalid Expires ("0", "-1") means already expired (§5.3).
             lifetime = (HTTPDate.parse(expires) ?? 0) - date
-        } else if let modified = headers["last-modified"].flatMap(HTTPDate.parse), modified < date {
+        } else if let modified = headers[.lastModified].flatMap(HTTPDate.parse), modified < date {
             lifetime = (date - modified) / 10
         } else {
             return nil
         }
-        let ageValue = headers["age"].flatMap { Double($0.trimmingSpaces()) } ?? 0
+        let ageValue = headers[.age].flatMap { Double($0.trimmingSpaces()) } ?? 0
         let apparentAge = max(0, responseTime - date)
         let initialAge = max(apparentAge, ageValue + max(0, responseTime - requestTime))
         return responseTime - initialAge + lifetime

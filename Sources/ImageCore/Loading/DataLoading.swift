@@ -6,8 +6,8 @@ public struct DownloadResponse: Sendable {
     public var effectiveURL: String
     /// The final response's header fields that imgcache reads (validators,
     /// freshness, Vary, Content-Type, Content-Range, Retry-After, S3's
-    /// bucket region: `ResponseHead.keptNames`), names lowercased.
-    public var headers: [String: String]
+    /// bucket region: `ResponseHeaders.Name`).
+    public var headers: ResponseHeaders
     /// The temporary file holding the body; the caller owns it now.
     public var bodyPath: String
     /// The lock on `bodyPath` when it is the cache's shared partial body:

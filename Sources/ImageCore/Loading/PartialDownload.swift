@@ -57,10 +57,10 @@ struct PartialDownload {
 
     /// The validator a resume may rely on: an ETag that is not weak, or a
     /// Last-Modified at least a second older than Date (RFC 9110 §8.8.2.2).
-    static func strongValidator(_ headers: [String: String]) -> String? {
-        if let etag = headers["etag"], !etag.hasPrefix("W/") { return etag }
-        if let modified = headers["last-modified"], let lastModified = HTTPDate.parse(modified),
-            let date = headers["date"].flatMap(HTTPDate.parse), date - lastModified >= 1
+    static func strongValidator(_ headers: ResponseHeaders) -> String? {
+        if let etag = headers[.etag], !etag.hasPrefix("W/") { return etag }
+        if let modified = headers[.lastModified], let lastModified = HTTPDate.parse(modified),
+            let date = headers[.date].flatMap(HTTPDate.parse), date - lastModified >= 1
         {
             return modified
         }

@@ -1,22 +1,13 @@
 /// The header fields of the response being received, as libcurl hands over
 /// its lines, and what an error status makes of them (Retry-After). Only the
-/// fields imgcache reads are kept (`keptNames`): an image server's response
+/// fields imgcache reads are kept (`ResponseHeaders.Name`): an image server's response
 /// has 8 to 12, half of them (Server, Content-Length, Connection,
 /// Accept-Ranges…) of no use to the entry, the policy or a resume.
 struct ResponseHead {
-    /// The fields of `keptNames`, names in lower case; repeated fields joined with ", ".
-    private(set) var headers: [String: String] = [:]
-
-    /// The fields anything reads (`StoredResponse`, `CachePolicy`,
-    /// `ResumableBody`, `PartialDownload`, the remote stores' leases, an
-    /// error's Retry-After, error document and S3 bucket region), in lower
-    /// case. A field read anywhere must be named here, or it never arrives.
-    static let keptNames: [StaticString] = [
-        "age", "cache-control", "content-range", "content-type", "date", "etag", "expires", "last-modified",
-        "retry-after", "vary", "x-amz-bucket-region",
-    ]
-    /// `keptNames` as the strings the table is keyed with.
-    private static let keptKeys = keptNames.map { $0.description }
+    /// The fields of `ResponseHeaders.Name`; repeated fields joined with ", ".
+    private(set) var headers = ResponseHeaders()
+    /// The kept fields, in a stored array (`allCases` is computed).
+    static let keptNames = ResponseHeaders.Name.allCases
 
     /// Takes one header line. A status line starts a new response (after a
     /// redirect or a 100 Continue), so earlier headers are dropped. Parsed as
@@ -26,41 +17,34 @@ struct ResponseHead {
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
             line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
         {
-            // Room for every kept field at once: growing from empty rehashed
-            // every name at each doubling (11 M instructions of a cold batch
-            // of 1000 URLs, 9 fields each).
-            headers.removeAll(keepingCapacity: true)
-            headers.reserveCapacity(Self.keptNames.count)
+            headers.removeAll()
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         let name = Self.trimmed(line[..<colon])
-        // Named by the list's own string, not one made of the line's bytes:
-        // a field not kept costs this comparison and nothing else (no
-        // string, no hash; 14.4 k instructions a URL kept every field).
+        // Named by comparing the line's bytes with the kept names: a field
+        // not kept costs this comparison and nothing else (no string; 14.4 k
+        // instructions a URL kept every field).
         guard let key = Self.keptName(name) else { return }
         let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
-        // One hash look-up a field, through the subscript's in-place access:
-        // a read, then a write, hashed every name twice (3.1 M of a cold
-        // batch's 17.5 M instructions here, 1000 URLs, callgrind).
         Self.join(&headers[key], value)
     }
 
-    /// The name of `keptNames` that `name` is, in any case; nil for any other.
-    private static func keptName(_ name: Slice<UnsafeRawBufferPointer>) -> String? {
+    /// The kept field that `name` is, in any case; nil for any other.
+    private static func keptName(_ name: Slice<UnsafeRawBufferPointer>) -> ResponseHeaders.Name? {
         let count = name.count
-        for (position, kept) in keptNames.enumerated() where kept.utf8CodeUnitCount == count {
+        for kept in keptNames where kept.text.utf8CodeUnitCount == count {
             var index = name.startIndex
             var matches = true
             for offset in 0..<count {
                 let byte = name[index]
-                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != kept.utf8Start[offset] {
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != kept.text.utf8Start[offset] {
                     matches = false
                     break
                 }
                 index += 1
             }
-            if matches { return keptKeys[position] }
+            if matches { return kept }
         }
         return nil
     }
@@ -88,7 +72,7 @@ struct ResponseHead {
     /// document (`application/xml`) names the cause, which the status alone
     /// does not (`AccessDenied`, `NoSuchBucket`, `SignatureDoesNotMatch`).
     var hasErrorDocument: Bool {
-        headers["content-type"].map { $0.contains("xml") } ?? false
+        headers[.contentType].map { $0.contains("xml") } ?? false
     }
 
     /// The largest error document read.
@@ -110,12 +94,12 @@ struct ResponseHead {
     func httpError(_ status: Int, document: [UInt8] = []) -> ImageCoreError {
         var error = ImageCoreError.httpStatus(status, serviceCode: Self.serviceCode(in: document))
         if status == 301 || status == 400,
-            let region = headers["x-amz-bucket-region"].flatMap({ Self.plainWord(Array($0.utf8)) })
+            let region = headers[.amzBucketRegion].flatMap({ Self.plainWord(Array($0.utf8)) })
                 ?? Self.element("Region", in: document)
         {
             error = error.noting("the bucket is in \(region): name that region with |region= or AWS_REGION")
         }
-        if let value = headers["retry-after"] {
+        if let value = headers[.retryAfter] {
             let trimmed = value.trimmingSpaces()
             error.retryAfter = Double(trimmed) ?? HTTPDate.parse(String(trimmed)).map { max(0, $0 - WallClock.now()) }
         }

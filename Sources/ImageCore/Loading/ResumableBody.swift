@@ -44,7 +44,7 @@ struct ResumableBody {
     mutating func start(status: Int, head: ResponseHead, url: String) -> Bool {
         var resumed = false
         if offset > 0 {
-            let range = Self.contentRange(head.headers["content-range"])
+            let range = Self.contentRange(head.headers[.contentRange])
             if status == 206, range?.start == offset {
                 total = range?.total
                 resumed = true

@@ -45,7 +45,7 @@ final class Store: Sendable {
         key: CacheKey, replacing: Bool = true
     ) -> Outcome {
         guard request.storesToDisk else { return Outcome() }
-        if CacheControl(downloaded.headers["cache-control"]).noStore {
+        if CacheControl(downloaded.headers[.cacheControl]).noStore {
             // The server forbids keeping it; an older copy is outdated too.
             _ = try? disk.remove(key)
             events.emit("not stored (Cache-Control: no-store): \(request.url)")

@@ -130,7 +130,7 @@ extension HTTPRemoteStorage: RemoteLeasing {
         var read = request("GET", holderName(name))
         read.maxBytes = 4096
         guard case (_, let response?) = try await send(read, answers: [403, 404]) else { return nil }
-        return (HTTPLeaseObject(parsing: response.body ?? []), response.headers["etag"])
+        return (HTTPLeaseObject(parsing: response.body ?? []), response.headers[.etag])
     }
 
     private func leaseName(_ name: String) -> String { "\(name).lease.d/" }

@@ -99,7 +99,7 @@ extension S3RemoteStorage: RemoteLeasing {
         var read = request("GET", leaseName(name))
         read.maxBytes = 4096
         guard case (_, let response?) = try await send(read, absent: true) else { return nil }
-        return (HTTPLeaseObject(parsing: response.body ?? []), response.headers["etag"])
+        return (HTTPLeaseObject(parsing: response.body ?? []), response.headers[.etag])
     }
 
     private func leaseName(_ name: String) -> String { "\(name).lease" }

@@ -8,7 +8,7 @@ import Testing
 
     func entry(_ headers: [String: String], at time: Double = 1000, request: ImageRequest? = nil) -> CacheEntry {
         let response = StoredResponse(
-            headers: headers, request: (request ?? self.request).download,
+            headers: ResponseHeaders(headers), request: (request ?? self.request).download,
             requestTime: time, responseTime: time)
         return CacheEntry(
             key: "k", url: "u", info: ImageInfo(format: .png, width: 1, height: 1), byteCount: 1,
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func maxAgeWinsOverExpiresAndCountsAge() {
-        let headers = [
+        let headers: ResponseHeaders = [
             "cache-control": "public, max-age=600", "age": "100", "etag": "\"v1\"",
             "expires": "Sun, 06 Nov 1994 08:49:37 GMT",
         ]
@@ -27,20 +27,22 @@ import Testing
     }
 
     @Test func expiresCountsFromDateAndInvalidMeansExpired() {
-        let headers = ["date": "Sun, 06 Nov 1994 08:49:37 GMT", "expires": "Sun, 06 Nov 1994 09:49:37 GMT"]
+        let headers: ResponseHeaders = [
+            "date": "Sun, 06 Nov 1994 08:49:37 GMT", "expires": "Sun, 06 Nov 1994 09:49:37 GMT",
+        ]
         #expect(StoredResponse.freshUntil(headers: headers, requestTime: 1000, responseTime: 1000) == 4600)
         #expect(StoredResponse.freshUntil(headers: ["expires": "0"], requestTime: 5e9, responseTime: 5e9)! < 5e9)
     }
 
     @Test func heuristicIsATenthOfTheLastModifiedAge() {
-        let headers = ["date": HTTPDate.format(100_000), "last-modified": HTTPDate.format(90_000)]
+        let headers: ResponseHeaders = ["date": HTTPDate.format(100_000), "last-modified": HTTPDate.format(90_000)]
         #expect(StoredResponse.freshUntil(headers: headers, requestTime: 100_000, responseTime: 100_000) == 101_000)
         #expect(StoredResponse.freshUntil(headers: [:], requestTime: 1, responseTime: 1) == nil)
     }
 
     @Test func transitTimeAndClockSkewAreCountedAsAge() {
         // The server's clock is 50 s behind and the response took 2 s: age 50.
-        let headers = ["date": HTTPDate.format(950), "cache-control": "max-age=100"]
+        let headers: ResponseHeaders = ["date": HTTPDate.format(950), "cache-control": "max-age=100"]
         #expect(StoredResponse.freshUntil(headers: headers, requestTime: 998, responseTime: 1000) == 1050)
     }
 

@@ -51,7 +51,8 @@ struct PipelineFixture {
         at time: Double = WallClock.now()
     ) throws -> CachedData {
         let response = StoredResponse(
-            headers: headers, request: DownloadRequest(url: url), requestTime: time, responseTime: time)
+            headers: ResponseHeaders(headers), request: DownloadRequest(url: url), requestTime: time,
+            responseTime: time)
         return try disk.store(
             bytes ?? png, temporaryPath: nil, key: CacheKey(url), url: url, info: info, response: response)
     }
@@ -62,7 +63,7 @@ struct PipelineFixture {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let now = WallClock.now()
         return DownloadResponse(
-            status: status, effectiveURL: "", headers: headers, bodyPath: path, bodySize: bytes.count,
+            status: status, effectiveURL: "", headers: ResponseHeaders(headers), bodyPath: path, bodySize: bytes.count,
             requestTime: now, responseTime: now)
     }
 
