@@ -141,10 +141,19 @@ extension RemoteCache {
         track { [self] in await release(lease) }
     }
 
-    /// Frees the lease in its store (compare-and-delete: only if still ours).
-    func release(_ lease: RemoteLease) async {
+    /// Frees the lease in its store (compare-and-delete: only if still ours);
+    /// `evenIfOff`: also from a store off for the run (its refusal of this
+    /// holder's upload turned it off).
+    func release(_ lease: RemoteLease, evenIfOff: Bool = false) async {
         leases.withLock { if $0[lease.name] === lease { $0[lease.name] = nil } }
-        guard lease.markReleased(), let ticket = health.ticket(lease.index) else { return }
+        guard lease.markReleased() else { return }
+        guard let ticket = health.ticket(lease.index) else {
+            // A store turned off by refusing this holder's upload (Redis OOM
+            // or NOPERM, nginx's 413) still answers: left, its lease would
+            // keep the other machines waiting for an entry that is not coming.
+            if evenIfOff { try? await lease.storage.releaseLease(lease.name, token: lease.token) }
+            return
+        }
         do {
             try await lease.storage.releaseLease(lease.name, token: lease.token)
             health.record(lease.index, ticket, .answered)

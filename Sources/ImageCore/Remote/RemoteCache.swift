@@ -171,19 +171,21 @@ final class RemoteCache: Sendable {
             // Waiters poll the lease's store: its lease goes once the entry is there (or failed to get there).
             let lease = leases.withLock { $0[name] }.flatMap { $0.index == index && $0.startUpload() ? $0 : nil }
             let task = Task { [self] in
+                var refused = false
                 do {
                     try await storage.put(name, object)
                     health.record(index, ticket, .answered, writing: true)
                     statistics.add(.remoteUploads, storage: storage.configured.maskedURL)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
+                    refused = !error.isPassingStoreFailure && error.kind != .interrupted
                     if fail(index, storage, error, ticket, writing: true, warns: false) {
                         warnings.emit(
                             "remote storage \(storage.configured) refused a write (\(error.message)); "
                                 + "nothing more is uploaded to it in this run")
                     }
                 } catch {}
-                if let lease { await release(lease) }
+                if let lease { await release(lease, evenIfOff: refused) }
             }
             uploads.withLock { $0.append(task) }
         }

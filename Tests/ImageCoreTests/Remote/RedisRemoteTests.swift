@@ -69,6 +69,24 @@ struct RedisRemoteTests {
         #expect(RemoteObject.decode(replaced)?.bytes == png)
     }
 
+    /// A store that takes leases but refuses entries (a Redis user allowed
+    /// only the lease keys, as a full Redis without eviction refuses values
+    /// of an image's size): the machine whose upload is refused releases its
+    /// lease, or the next machine would wait it out for an entry not coming.
+    @Test func aRefusedUploadReleasesItsLease() throws {
+        let redis = try RedisProcess()
+        let admin = try redis.connect()
+        let user = ["ACL", "SETUSER", "lessee", "on", ">lease-pw", "~imgcache:*:lease:*", "%R~*", "+@all"]
+        _ = try admin.command(user.map { Array($0.utf8) })
+        let remote = "redis://lessee:lease-pw@127.0.0.1:\(redis.port)|lease=60000"
+        let cache = try TemporaryDirectory()
+        let run = try CLI.run(["fetch", "--remote-storage", remote, origin.url("/a.png")], cacheDir: cache.path)
+        #expect(run.status == 0 && run.stdout == png)
+        #expect(run.stderr.contains("refused a write (SET redis://lessee:***@"), "\(run.stderr)")
+        let lease = "imgcache:\(RemoteObject.layoutVersion):lease:\(CacheKey(origin.url("/a.png")).hash)"
+        #expect(try admin.command([Array("EXISTS".utf8), Array(lease.utf8)]) == .integer(0))
+    }
+
     @Test func purgeRemoteDeletesFromWritableStores() throws {
         let dav = try WebDAVRemote(), store = dav.store
         let cache = try TemporaryDirectory()
