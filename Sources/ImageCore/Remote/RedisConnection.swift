@@ -20,10 +20,13 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     private let context: UnsafeMutablePointer<redisContext>
+    /// Each command's timeout, in seconds, for the message when one runs out.
+    private let timeout: Double
 
     /// Connects with `connectTimeout`, then sets `timeout` for every command.
     /// The corresponding C functions are `redisConnectWithTimeout` and `redisSetTimeout`.
     init(host: String, port: Int, connectTimeout: Double, timeout: Double) throws {
+        self.timeout = timeout
         // hiredis loaded here, not by its first forwarder, so that a missing
         // one is this store's failure (skipped, the origin serves) rather than
         // the end of the process. The corresponding C function is `imgcache_hiredis_library_load`.
@@ -85,7 +88,11 @@ final class RedisConnection: @unchecked Sendable {
         }
         var error = ImageCoreError(.network, "Redis: \(message.isEmpty ? "error \(context.pointee.err)" : message)")
         switch (context.pointee.err, fault) {
-        case (REDIS_ERR_IO, EAGAIN), (REDIS_ERR_IO, ETIMEDOUT): error.transportFault = .timedOut
+        case (REDIS_ERR_IO, EAGAIN):
+            // hiredis says only strerror(EAGAIN), "Resource temporarily unavailable": say what happened.
+            error = ImageCoreError(.network, "Redis: timed out (no answer in \(Int((timeout * 1000).rounded())) ms)")
+            error.transportFault = .timedOut
+        case (REDIS_ERR_IO, ETIMEDOUT): error.transportFault = .timedOut
         case (REDIS_ERR_EOF, _), (REDIS_ERR_IO, ECONNRESET), (REDIS_ERR_IO, EPIPE):
             error.transportFault = .connectionLost
         default: break

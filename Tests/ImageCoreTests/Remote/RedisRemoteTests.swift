@@ -4,6 +4,10 @@ import Testing
 
 @testable import ImageCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The Redis backend's own cases: a password that never shows, a server that
 /// is gone, a value that is not an entry; and `purge --remote` on WebDAV.
 @Suite(
@@ -85,6 +89,21 @@ struct RedisRemoteTests {
         #expect(run.stderr.contains("refused a write (SET redis://lessee:***@"), "\(run.stderr)")
         let lease = "imgcache:\(RemoteObject.layoutVersion):lease:\(CacheKey(origin.url("/a.png")).hash)"
         #expect(try admin.command([Array("EXISTS".utf8), Array(lease.utf8)]) == .integer(0))
+    }
+
+    /// A server that takes the connection and never answers: the message
+    /// says the command timed out, not hiredis's bare strerror(EAGAIN).
+    @Test func aCommandThatTimesOutSaysSo() throws {
+        let (listener, port) = try LoopbackSocket.bound()
+        defer { close(listener) }
+        #expect(listen(listener, 8) == 0)
+        let connection = try RedisConnection(host: "127.0.0.1", port: port, connectTimeout: 1, timeout: 0.05)
+        #expect {
+            try connection.command([Array("GET".utf8), Array("k".utf8)])
+        } throws: { error in
+            (error as? ImageCoreError)?.message == "Redis: timed out (no answer in 50 ms)"
+                && (error as? ImageCoreError)?.transportFault == .timedOut
+        }
     }
 
     @Test func purgeRemoteDeletesFromWritableStores() throws {
