@@ -135,7 +135,7 @@ public struct ImagePrefetcher: Sendable {
                 // "only http, https and s3" (failure) told such lines apart.
                 if let refusal = URLNormalization.refusal(of: url) {
                     tally.total += 1
-                    seen.insert(key.string)
+                    seen.insert(key)
                     if !seen.isEstimate { tally.distinct = seen.count }
                     let refused = ImageLoadResult(
                         url: url, outcome: .failure(ImageCoreError(.usage, refusal)), durationMs: 0)
@@ -148,7 +148,7 @@ public struct ImagePrefetcher: Sendable {
                 let start = MonotonicClock.now()
                 if let response = manager.answerFromCache(&request, key: key) {
                     tally.total += 1
-                    seen.insert(key.string)
+                    seen.insert(key)
                     if !seen.isEstimate { tally.distinct = seen.count }
                     let answered = ImageLoadResult(
                         url: url, outcome: .success(response), durationMs: (MonotonicClock.now() - start) * 1000)
@@ -168,7 +168,7 @@ public struct ImagePrefetcher: Sendable {
                     break
                 }
                 tally.total += 1
-                seen.insert(key.string)
+                seen.insert(key)
                 if !seen.isEstimate { tally.distinct = seen.count }
                 queue.push(Load(request: request, key: key, given: url))
                 inFlight += 1

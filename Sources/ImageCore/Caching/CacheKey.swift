@@ -6,14 +6,28 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public let string: String
     /// Hex SHA-256 of `string`: the entry's file name stem.
     public let hash: String
+    /// The SHA-256's first 64 bits: what the key is hashed by (in-flight
+    /// loads, prefetch's count of distinct URLs), where hashing `string`
+    /// cost a cold URL 1.4 k instructions (five hashes of a URL's bytes).
+    let word: UInt64
 
     /// Creates a key from its text.
     public init(_ string: String) {
         self.string = string
-        self.hash = Digest.sha256Hex(utf8: string)
+        (hash, word) = Digest.sha256HexAndWord(utf8: string)
     }
 
     public var description: String { string }
+
+    /// Keys are the same when their text is (`hash` and `word` follow from it).
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.string == rhs.string
+    }
+
+    /// Hashes the digest's first 64 bits, not the text.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(word)
+    }
 }
 
 /// How a URL becomes a cache key (SDWebImage's cacheKeyFilter): signed URLs

@@ -14,16 +14,16 @@ import Synchronization
 /// Thread safety: `run` may be called from any task, concurrently; the map
 /// of running keys is behind a lock, never held while work runs or a
 /// waiter is resumed.
-final class InflightLoads<Value: Sendable>: Sendable {
+final class InflightLoads<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// A caller waiting for another's run: resumed with its value, or with
     /// nil when that run ended before the caller could join it.
     private typealias Waiter = CheckedContinuation<Value?, any Error>
     /// Each key being run, with the callers waiting for its result.
-    private let running = Mutex<[String: [Waiter]]>([:])
+    private let running = Mutex<[Key: [Waiter]]>([:])
 
     /// Runs `work` for `key`, or joins the run already in progress. Returns the
     /// value and whether this caller joined an existing run.
-    func run(_ key: String, _ work: () async throws -> Value) async throws -> (Value, joined: Bool) {
+    func run(_ key: Key, _ work: () async throws -> Value) async throws -> (Value, joined: Bool) {
         while true {
             let first = running.withLock { running in
                 // One hash of the key for the usual first caller (a look, then
@@ -41,7 +41,7 @@ final class InflightLoads<Value: Sendable>: Sendable {
 
     /// Runs `work` as the key's first caller, then hands its outcome to
     /// every caller that joined meanwhile.
-    private func runFirst(_ key: String, _ work: () async throws -> Value) async throws -> Value {
+    private func runFirst(_ key: Key, _ work: () async throws -> Value) async throws -> Value {
         let outcome: Result<Value, any Error>
         do {
             outcome = .success(try await work())
@@ -57,12 +57,12 @@ final class InflightLoads<Value: Sendable>: Sendable {
     }
 
     /// How many callers wait for the run of `key` (tests wait for a count).
-    func waiting(for key: String) -> Int {
+    func waiting(for key: Key) -> Int {
         running.withLock { $0[key]?.count ?? 0 }
     }
 
     /// Waits for the run of `key` in progress; nil if there is none any more.
-    private func join(_ key: String) async throws -> Value? {
+    private func join(_ key: Key) async throws -> Value? {
         try await withCheckedThrowingContinuation { (waiter: Waiter) in
             let joined = running.withLock { running in
                 guard running[key] != nil else { return false }

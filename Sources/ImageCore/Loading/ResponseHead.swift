@@ -33,12 +33,15 @@ struct ResponseHead {
     /// The kept field that `name` is, in any case; nil for any other.
     private static func keptName(_ name: Slice<UnsafeRawBufferPointer>) -> ResponseHeaders.Name? {
         let count = name.count
-        for kept in keptNames where kept.text.utf8CodeUnitCount == count {
+        for kept in keptNames {
+            // Taken once a name: `text` is a switch.
+            let text = kept.text
+            guard text.utf8CodeUnitCount == count else { continue }
             var index = name.startIndex
             var matches = true
             for offset in 0..<count {
                 let byte = name[index]
-                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != kept.text.utf8Start[offset] {
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != text.utf8Start[offset] {
                     matches = false
                     break
                 }

@@ -40,7 +40,7 @@ final class NetworkFetch: Sendable {
     let clock: any TimeSource
     /// Opened on first use (a warm hit never opens them); nil inside once opening failed.
     private let lockFile = Mutex<DownloadLocks??>(nil)
-    private let inflight = InflightLoads<Fetched>()
+    private let inflight = InflightLoads<CacheKey, Fetched>()
     /// Revalidations started under `stale-while-revalidate`.
     private let backgroundWork = Mutex<[Task<Void, Never>]>([])
     let cancelled = Atomic<Bool>(false)
@@ -74,7 +74,7 @@ final class NetworkFetch: Sendable {
         let fetched: Fetched
         let joined: Bool
         do {
-            (fetched, joined) = try await inflight.run(key.string) { [self] in
+            (fetched, joined) = try await inflight.run(key) { [self] in
                 try await fetch(request, key: key, stale: stale)
             }
         } catch let error as ImageCoreError {
@@ -95,7 +95,7 @@ final class NetworkFetch: Sendable {
     /// `finish()` waits for it, so the process does not exit mid-request.
     func revalidateInBackground(_ request: ImageRequest, key: CacheKey, stale: CachedData) {
         let task = Task { [self] in
-            _ = try? await inflight.run(key.string) { [self] in
+            _ = try? await inflight.run(key) { [self] in
                 try await fetch(request, key: key, stale: stale)
             }
         }

@@ -18,6 +18,19 @@ enum Digest {
         return text.withUTF8 { sha256Hex(of: UnsafeRawBufferPointer($0)) }
     }
 
+    /// The hex SHA-256 of `text`'s UTF-8, with its first 64 bits as a number
+    /// (big-endian): what a cache key is hashed by in a set or dictionary.
+    static func sha256HexAndWord(utf8 text: String) -> (hex: String, word: UInt64) {
+        var text = text
+        return text.withUTF8 { text in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+                imgcache_sha256(text.baseAddress, text.count, digest.baseAddress)
+                let word = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+                return (hex(UnsafeBufferPointer(digest)), word)
+            }
+        }
+    }
+
     /// The digest on the stack, then its hex: no array a call (with the
     /// copy of a key's bytes, 1.2 k of a cold URL's instructions, callgrind).
     private static func sha256Hex(of buffer: UnsafeRawBufferPointer) -> String {

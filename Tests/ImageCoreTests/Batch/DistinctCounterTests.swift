@@ -7,9 +7,9 @@ import Testing
 struct DistinctCounterTests {
     @Test func countsExactlyUpToTheLimit() {
         var counter = DistinctCounter()
-        for index in 0..<DistinctCounter.exactLimit { counter.insert("http://h/\(index % 1000)") }
+        for index in 0..<DistinctCounter.exactLimit { counter.insert(CacheKey("http://h/\(index % 1000)")) }
         #expect(counter.count == 1000 && !counter.isEstimate)
-        for index in 0..<DistinctCounter.exactLimit { counter.insert("http://h/\(index)") }
+        for index in 0..<DistinctCounter.exactLimit { counter.insert(CacheKey("http://h/\(index)")) }
         #expect(counter.count == DistinctCounter.exactLimit && !counter.isEstimate)
     }
 
@@ -17,14 +17,16 @@ struct DistinctCounterTests {
     func estimatesWithinAFewPercentPastIt(distinct: Int) {
         var counter = DistinctCounter()
         for round in 0..<2 {
-            for index in 0..<distinct { counter.insert("http://example.test/img/\(index).jpg?round=\(round % 1)") }
+            for index in 0..<distinct {
+                counter.insert(CacheKey("http://example.test/img/\(index).jpg?round=\(round % 1)"))
+            }
         }
         #expect(counter.isEstimate)
         let error = abs(Double(counter.count - distinct)) / Double(distinct)
-        // The hash is seeded anew in each process, so the error varies from
-        // run to run around a standard error of 1.6 %: 7 % is over four of
-        // those (a run in some 30 000 misses it; 5 % failed one in about 250,
-        // and a CI run saw 5.2 %), and a wrong estimator is off by far more.
+        // The hash is the key's SHA-256, the same in every run, and so is
+        // the error; the standard error is 1.6 %: 7 % is over four of those
+        // (when the hash was seeded anew in each process, 5 % failed one run
+        // in about 250), and a wrong estimator is off by far more.
         #expect(error < 0.07, "estimated \(counter.count) of \(distinct)")
     }
 }

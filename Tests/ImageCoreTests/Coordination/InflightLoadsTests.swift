@@ -19,7 +19,7 @@ struct InflightLoadsTests {
     }
 
     @Test func callersWhileARunIsInProgressJoinItAndGetItsValue() async throws {
-        let loads = InflightLoads<Int>()
+        let loads = InflightLoads<String, Int>()
         let gate = Gate()
         let first = Task {
             try await loads.run("k") {
@@ -49,7 +49,7 @@ struct InflightLoadsTests {
     }
 
     @Test func joinersGetTheRunsError() async throws {
-        let loads = InflightLoads<Int>()
+        let loads = InflightLoads<String, Int>()
         let gate = Gate()
         let first = Task {
             try await loads.run("k") { () async throws -> Int in
@@ -69,7 +69,7 @@ struct InflightLoadsTests {
     /// Cancelling the caller whose task runs the work cancels its own load
     /// only: a joiner runs the work itself.
     @Test func aCancelledFirstCallersJoinersRunTheWorkThemselves() async throws {
-        let loads = InflightLoads<Int>()
+        let loads = InflightLoads<String, Int>()
         let gate = Gate()
         let first = Task {
             try await loads.run("k") {
@@ -88,7 +88,7 @@ struct InflightLoadsTests {
     }
 
     @Test func aKeyWhoseRunEndedRunsAgainAndOtherKeysRunApart() async throws {
-        let loads = InflightLoads<Int>()
+        let loads = InflightLoads<String, Int>()
         let runs = Atomic<Int>(0)
         for expected in 1...2 {
             let (value, joined) = try await loads.run("k") { runs.add(1, ordering: .relaxed).newValue }
