@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -74,7 +75,7 @@ final class CountingDecoder: ImageDecoding {
 }
 
 @Suite struct ImageManagerTests {
-    let root = NSTemporaryDirectory() + "imgcache-manager-\(UUID().uuidString)"
+    let root = TestRunDirectory.newPath("imgcache-manager-")
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 1, count: 40)
 
     func makeManager(

@@ -40,6 +40,8 @@ package enum CLI {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["IMGCACHE_DIR"] = cacheDir
+        // Its scratch directories (a read-only cache's downloads) in the run's, removed with it.
+        env["TMPDIR"] = TestRunDirectory.path
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let input = Pipe(), output = Pipe(), errors = Pipe()
@@ -75,6 +77,8 @@ package enum CLI {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["IMGCACHE_DIR"] = cacheDir
+        // Its scratch directories (a read-only cache's downloads) in the run's, removed with it.
+        env["TMPDIR"] = TestRunDirectory.path
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardInput = FileHandle(forReadingAtPath: stdinPath)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -6,7 +7,7 @@ import Testing
 /// The library's batch jobs against a counting loader: `loadInOrder` (fetch
 /// of many URLs), `ImagePrefetcher` (prefetch) and the variant name.
 @Suite struct BatchLoadingTests {
-    let root = NSTemporaryDirectory() + "imgcache-batch-\(UUID().uuidString)"
+    let root = TestRunDirectory.newPath("imgcache-batch-")
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 1, count: 40)
 
     func makeManager(_ answers: [String: CountingLoader.Answer]) throws -> (ImageManager, CountingLoader) {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -18,7 +19,7 @@ import Testing
         var record: StoredRecord { StoredRecord(directory, key) }
 
         init(_ placement: RecordPlacement) throws {
-            root = NSTemporaryDirectory() + "imgcache-disk-\(UUID().uuidString)"
+            root = TestRunDirectory.newPath("imgcache-disk-")
             directory = CacheDirectory(root: root)
             let prepared = try directory.prepare(preferring: placement)
             #expect(prepared == placement)
@@ -42,7 +43,7 @@ import Testing
     /// stores a key there, a look-up without the download lock need not ask
     /// the disk. A directory it found prepared gives no such knowledge.
     @Test func aCacheMadeEmptyKnowsWhichKeysItStored() throws {
-        let root = NSTemporaryDirectory() + "imgcache-disk-\(UUID().uuidString)"
+        let root = TestRunDirectory.newPath("imgcache-disk-")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let directory = CacheDirectory(root: root)
         let prepared = try directory.prepared()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -6,7 +7,7 @@ import Testing
 /// Where a cache keeps its records: chosen when it is made, kept across
 /// purges, and an earlier version's cache switched without errors.
 @Suite struct RecordPlacementTests {
-    let root = NSTemporaryDirectory() + "imgcache-placement-\(UUID().uuidString)"
+    let root = TestRunDirectory.newPath("imgcache-placement-")
     var directory: CacheDirectory { CacheDirectory(root: root) }
     let info = ImageInfo(format: .png, width: 2, height: 1)
     let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 3, count: 500)

@@ -33,7 +33,10 @@ struct HEVCThreadLimitTests {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--testing-library", "swift-testing", "--filter", "decodesWithNoThreadToSpare"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.childsDirectory: work.path]) { $1 }
+        // Its run directory in ours (`TestRunDirectory`): it is killed, and removes nothing.
+        child.environment = ProcessInfo.processInfo.environment.merging(
+            [Self.childsDirectory: work.path, "TMPDIR": work.path + "/"]
+        ) { $1 }
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()

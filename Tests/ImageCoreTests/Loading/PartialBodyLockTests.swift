@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -7,7 +8,7 @@ import Testing
 /// renamed into the cache: the lock must hold until then, and a process
 /// that opened the name before that rename must not write into the entry.
 @Suite struct PartialBodyLockTests {
-    let root = NSTemporaryDirectory() + "imgcache-partial-\(UUID().uuidString)"
+    let root = TestRunDirectory.newPath("imgcache-partial-")
 
     init() throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

@@ -11,7 +11,7 @@ import TestSupport
 enum JXLSamples {
     /// Where the script wrote them; removed when the process exits.
     static let directory: String = {
-        let path = NSTemporaryDirectory() + "imgcache-jxl-samples-\(UUID().uuidString)"
+        let path = TestRunDirectory.newPath("imgcache-jxl-samples-")
         let script = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/make-jxl-samples.sh").path
         _ = try? Shell.output("sh '\(script)' '\(path)'")

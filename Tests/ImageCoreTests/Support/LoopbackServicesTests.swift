@@ -82,7 +82,10 @@ import Testing
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--testing-library", "swift-testing", "--filter", "holdsAServerUntilKilled"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.holdServer: pidFile]) { $1 }
+        // Its run directory in ours (`TestRunDirectory`): it is killed, and removes nothing.
+        child.environment = ProcessInfo.processInfo.environment.merging(
+            [Self.holdServer: pidFile, "TMPDIR": scratch.path + "/"]
+        ) { $1 }
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()

@@ -69,7 +69,8 @@ final class SeaweedFSProcess: @unchecked Sendable {
     nonisolated(unsafe) private static var sharedPID: Int32 = 0
     nonisolated(unsafe) private static var sharedFiles: [String] = []
     /// The UNIX sockets weed makes for its gRPC ports in /tmp whatever
-    /// TMPDIR says (no flag names them), removed with its directory.
+    /// TMPDIR says (no flag names them), removed with its directory, or by
+    /// a later run if this one is killed (`TestRunDirectory.removeWithRun`).
     private let grpcSockets: [String]
 
     private init() throws {
@@ -101,6 +102,7 @@ final class SeaweedFSProcess: @unchecked Sendable {
             guard name.hasSuffix(".port.grpc") else { return nil }
             return "/tmp/seaweedfs-\(name.prefix { $0 != "." })-grpc-\(port).sock"
         }
+        TestRunDirectory.removeWithRun(grpcSockets)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LoopbackServices.weed)
         process.arguments = arguments

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -7,7 +8,7 @@ import Testing
     /// `forEachFile` hands every name over in one reused buffer: a name the
     /// caller keeps must keep its bytes while later names are read.
     @Test func keptNamesKeepTheirBytes() throws {
-        let root = NSTemporaryDirectory() + "imgcache-dir-\(UUID().uuidString)"
+        let root = TestRunDirectory.newPath("imgcache-dir-")
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: "\(root)/sub", withIntermediateDirectories: true)
         var expected = Set<String>()

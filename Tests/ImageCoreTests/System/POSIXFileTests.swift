@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImageCore
@@ -7,7 +8,7 @@ import Testing
     /// Regression: copying each `dirent` whole read past the end of glibc's
     /// buffer and crashed `clean` on a shard of a few hundred entries.
     @Test func listsLargeDirectoriesOfLongNames() throws {
-        let root = NSTemporaryDirectory() + "imgcache-list-\(UUID().uuidString)"
+        let root = TestRunDirectory.newPath("imgcache-list-")
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         var expected = Set<String>()
