@@ -17,7 +17,6 @@
 #define XXH_DISPATCH_AVX2 1
 #define XXH_TARGET_AVX2 __attribute__((target("avx2")))
 #define XXH_ACC_ALIGN 32
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 #define XXH_INLINE_ALL
@@ -26,6 +25,7 @@
 #include <nettle/sha2.h>
 
 #include "CImageCoreShims.h"
+#include "cpu_features.h"
 
 void imgcache_sha256(const void *data, size_t size, uint8_t digest[32]) {
     struct sha256_ctx context;
@@ -47,32 +47,13 @@ XXH_TARGET_AVX2 static XXH128_hash_t xxh3_long_avx2(const void *input, size_t si
     return XXH3_hashLong_128b_internal(input, size, XXH3_kSecret, sizeof(XXH3_kSecret), XXH3_accumulate_512_avx2,
                                        XXH3_scrambleAcc_avx2);
 }
-
-/// Whether the CPU has AVX2 and the kernel saves its registers: 1 or 0 once known, -1 before.
-static int has_avx2 = -1;
-
-static int cpu_has_avx2(void) {
-    int known = __atomic_load_n(&has_avx2, __ATOMIC_RELAXED);
-    if (known < 0) {
-        unsigned eax, ebx, ecx, edx;
-        known = 0;
-        // OSXSAVE and AVX (leaf 1, ECX bits 27 and 28), YMM state enabled in XCR0, AVX2 (leaf 7, EBX bit 5).
-        if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 27)) && (ecx & (1u << 28))) {
-            unsigned xcr0_low, xcr0_high;
-            __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
-            known = (xcr0_low & 6) == 6 && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & (1u << 5));
-        }
-        __atomic_store_n(&has_avx2, known, __ATOMIC_RELAXED);
-    }
-    return known;
-}
 #endif
 
 void imgcache_xxh3_128(const void *data, size_t size, uint8_t digest[16]) {
     XXH128_canonical_t canonical;
 #if defined(__x86_64__)
     XXH128_hash_t hash =
-        size > XXH3_MIDSIZE_MAX && cpu_has_avx2()
+        size > XXH3_MIDSIZE_MAX && imgcache_cpu_has_avx2()
             ? XXH3_128bits_internal(data, size, 0, XXH3_kSecret, sizeof(XXH3_kSecret), xxh3_long_avx2)
             : XXH3_128bits(data, size);
 #else

@@ -11,6 +11,13 @@
 // jpeg_read_scanlines, jpeg_finish_decompress, jpeg_compress) lives in
 // jpeg_shims.c.
 
+/// The offset of the first marker at or after `start` in a scan's
+/// entropy-coded data: a 0xFF followed by any byte but 0x00 (a stuffed
+/// 0xFF), 0xD0-0xD7 (a restart marker) or 0xFF (a fill byte); `size` if
+/// none. Reads no byte at or past `size`; calls no libjpeg function
+/// (jpeg_scan.c: vectors, AVX2 where the CPU has it).
+size_t imgcache_jpeg_entropy_end(const uint8_t *bytes, size_t size, size_t start);
+
 /// A decompressor over one memory buffer (jpeg_decompress_struct).
 typedef struct imgcache_jpeg imgcache_jpeg;
 

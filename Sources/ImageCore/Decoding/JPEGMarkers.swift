@@ -1,3 +1,5 @@
+internal import CImageCoreShims
+
 /// A walk over a JPEG's marker segments, reading no pixel data: before a
 /// download is stored, its scans are counted against the limit and its
 /// end-of-image marker is required (decoding enforces the scan limit again,
@@ -41,14 +43,10 @@ enum JPEGMarkers {
     }
 
     /// The index of the next marker after entropy-coded data (0xFF followed by
-    /// anything but 0x00 or a restart marker).
+    /// anything but 0x00, a restart marker or a fill byte), or the end. The
+    /// corresponding C function is `imgcache_jpeg_entropy_end`: one pass with
+    /// vectors, where `memchr` started again at each stuffed 0xFF 0x00.
     private static func skipEntropyCodedData(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start
-        while let found = bytes.firstIndex(of: 0xFF, from: index), found + 1 < bytes.count {
-            let next = bytes[found + 1]
-            if next != 0x00 && !(0xD0...0xD7).contains(next) && next != 0xFF { return found }
-            index = found + 1
-        }
-        return bytes.count
+        bytes.withUnsafeBufferPointer { imgcache_jpeg_entropy_end($0.baseAddress, $0.count, start) }
     }
 }

@@ -34,4 +34,22 @@ struct JPEGMarkersTests {
     @Test func dataEndingInAMarkerPrefixIsIncomplete() {
         #expect(!JPEGMarkers.walk(head + scan + [0x12, 0xFF]).complete)
     }
+
+    /// The scan's end is found by vectors, 128 and 64 bytes a step, then a
+    /// byte at a time: a marker at every offset around those edges, after
+    /// data with stuffed bytes and restart markers (and a fill byte before
+    /// it at odd offsets), ends the data there, and the next scan is counted.
+    @Test func theDataEndsAtAMarkerAtEveryOffset() {
+        for offset in 0..<300 {
+            var data = (0..<offset).map { UInt8($0 % 0x7F + 1) }
+            for index in stride(from: offset % 5, to: offset - 1, by: 9) {
+                data[index] = 0xFF
+                data[index + 1] = index % 2 == 0 ? 0x00 : 0xD3
+            }
+            if offset % 2 == 1 { data[offset - 1] = 0xFF }
+            let walk = JPEGMarkers.walk(head + scan + data + scan + [0x01] + end)
+            #expect(walk.scans == 2, "marker at \(offset)")
+            #expect(walk.complete, "marker at \(offset)")
+        }
+    }
 }
