@@ -29,4 +29,22 @@ import Testing
         let quiet = try run(["fetch", "-q", "--refresh", "--remote-storage", store, "-o", "/dev/null", urls[0]])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
+
+    /// nginx's WebDAV answers every PUT with 500 until its root exists, and
+    /// its GETs 404: a run with fewer uploads than the three strikes that
+    /// turn a store off still says, once, that none went through.
+    @Test func aRunWhoseUploadsAllFailSaysSoOnce() throws {
+        server.routeOthers { request in .status(request.method == "PUT" ? 500 : 404) }
+        let store = server.url("/store")
+        let urls = ["a", "b"].map { server.url("/\($0).png") }
+        let result = try run(["fetch", "--remote-storage", store, "-o", "/dev/null", "-o", "/dev/null"] + urls)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n") == [
+                "imgcache: remote storage \(store): no upload went through in this run (PUT \(store): HTTP 500 Internal Server Error)"
+            ], "\(result.stderr)")
+        #expect(server.requests.filter { $0.method == "PUT" }.count == 2)
+        let quiet = try run(["fetch", "-q", "--refresh", "--remote-storage", store, "-o", "/dev/null", urls[0]])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
 }

@@ -43,6 +43,9 @@ final class RemoteCache: Sendable {
     /// Where a store that refuses a write is reported, once per store and
     /// run, whatever `-v` says: every upload of the run is lost with it.
     private let warnings: EventLog
+    /// Per backend, this run's uploads that went through and the last that
+    /// did not (its message): `finish()` says once which stores took none.
+    private let uploadTally = Mutex<[Int: (done: Int, lastFailure: String?)]>([:])
 
     convenience init(
         _ configured: [RemoteStorageURL], statistics: Statistics, events: EventLog,
@@ -175,10 +178,14 @@ final class RemoteCache: Sendable {
                 do {
                     try await storage.put(name, object)
                     health.record(index, ticket, .answered, writing: true)
+                    uploadTally.withLock { $0[index, default: (0, nil)].done += 1 }
                     statistics.add(.remoteUploads, storage: storage.configured.maskedURL)
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
                     refused = !error.isPassingStoreFailure && error.kind != .interrupted
+                    if error.kind != .interrupted {
+                        uploadTally.withLock { $0[index, default: (0, nil)].lastFailure = error.message }
+                    }
                     if fail(index, storage, error, ticket, writing: true, warns: false) {
                         warnings.emit(
                             "remote storage \(storage.configured) refused a write (\(error.message)); "
@@ -212,15 +219,36 @@ final class RemoteCache: Sendable {
         uploads.withLock { $0.append(task) }
     }
 
-    /// Waits for every upload started so far.
+    /// Waits for every upload started so far, then says which stores took
+    /// none of the run's uploads.
     func finish() async {
         while true {
             let pending = uploads.withLock { tasks in
                 defer { tasks.removeAll() }
                 return tasks
             }
-            if pending.isEmpty { return }
+            if pending.isEmpty { break }
             for task in pending { await task.value }
+        }
+        warnOfLostUploads()
+    }
+
+    /// One line per store whose every upload of the run failed in a way
+    /// that costs only its request (a 5xx, a timeout): a store off for the
+    /// run has been reported already. nginx answers every PUT with 500 until
+    /// its root exists; a machine that uploads one or two entries a run
+    /// never reaches the three strikes that turn the store off and say so,
+    /// and its entries were never shared, silently.
+    private func warnOfLostUploads() {
+        let lost = uploadTally.withLock { tally in
+            defer { tally.removeAll() }
+            return tally.filter { $0.value.done == 0 }.compactMap { index, outcome in
+                outcome.lastFailure.map { (index, $0) }
+            }
+        }
+        for (index, message) in lost.sorted(by: { $0.0 < $1.0 }) where !health.isDisabled(index) {
+            warnings.emit(
+                "remote storage \(backends[index].configured): no upload went through in this run (\(message))")
         }
     }
 
