@@ -14,9 +14,15 @@ printf '<!DOCTYPE html><html><body>Not an image</body></html>\n' > "$work/site/e
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # Python's file server, with the Cache-Control an image server would send, so
-# repeated fetches are answered from the cache without asking the server.
-python3 - "$port" "$work/site" >"$work/server.log" 2>&1 <<'PY' &
-import functools, http.server, sys
+# repeated fetches are answered from the cache without asking the server. It
+# dies with this script however the script ends (the trap runs on no SIGKILL):
+# PR_SET_PDEATHSIG, then a check that its parent is still this shell (one that
+# died before the request left it to init, and nothing would be sent).
+python3 - "$port" "$work/site" "$$" >"$work/server.log" 2>&1 <<'PY' &
+import ctypes, functools, http.server, os, signal, sys
+ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+if os.getppid() != int(sys.argv[3]):
+    sys.exit(1)
 class Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         self.send_header("Cache-Control", "max-age=3600")
