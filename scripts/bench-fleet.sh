@@ -138,6 +138,23 @@ wait_fleet() {
 	done
 }
 
+# After the fleet started at time $1: waits for it (wait_fleet), then sets
+# secs, gets (origin GETs) and right (entries holding the origin's bytes).
+fleet_done() {
+	wait_fleet
+	secs=$(since "$1")
+	gets=$(wc -l < "$WORK/gets.log")
+	right=$(right_entries $(seq $MACHINES))
+}
+
+# Starts the fleet on remote storage $1 and times it to its end (fleet_done).
+run_fleet() {
+	local started
+	started=$(now)
+	start_fleet "$1"
+	fleet_done "$started"
+}
+
 # Entries every machine ($@: machine numbers) holds with the origin's bytes.
 right_entries() {
 	local right=0
@@ -172,10 +189,7 @@ for mode in none lease; do
 	else
 		start_fleet "$remote"
 	fi
-	wait_fleet
-	secs=$(since "$start")
-	gets=$(wc -l < "$WORK/gets.log")
-	right=$(right_entries $(seq $MACHINES))
+	fleet_done "$start"
 	label="no remote storage"; [ $mode = lease ] && label="one Redis, leases"
 	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | $label | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
 	[ $mode = lease ] && echo "GOAL|fleet of $MACHINES started together: origin GETs for $COUNT URLs|$gets|$((COUNT + 3))|$right/$((MACHINES * COUNT)) entries right, $secs s"
@@ -206,12 +220,7 @@ for dav in "http://127.0.0.1:$DAV_PORT/|one Apache mod_dav store" \
 	"http://127.0.0.1:$NGINX_DAV_PORT/|one nginx WebDAV store (MKCOL in dav_methods)"; do
 	IFS='|' read -r store label <<< "$dav"
 	say "13d. $MACHINES machines, $label, $COUNT URLs from an origin answering after ${DELAY}s"
-	start=$(now)
-	start_fleet "$store"
-	wait_fleet
-	secs=$(since "$start")
-	gets=$(wc -l < "$WORK/gets.log")
-	right=$(right_entries $(seq $MACHINES))
+	run_fleet "$store"
 	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | $label, leases by MKCOL | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
 	echo "GOAL|fleet of $MACHINES on $label: origin GETs for $COUNT URLs|$gets|$COUNT|$right/$((MACHINES * COUNT)) entries right, $secs s"
 done
@@ -220,12 +229,7 @@ done
 if [ $HAVE_S3 = 1 ]; then
 	say "13e. $MACHINES machines, one S3 bucket (SeaweedFS), $COUNT URLs from an origin answering after ${DELAY}s"
 	new_bucket
-	start=$(now)
-	start_fleet "s3://$BUCKET"
-	wait_fleet
-	secs=$(since "$start")
-	gets=$(wc -l < "$WORK/gets.log")
-	right=$(right_entries $(seq $MACHINES))
+	run_fleet "s3://$BUCKET"
 	echo "| 13 fleet: $MACHINES machines started together, $COUNT URLs, origin answers after ${DELAY}s | one S3 bucket (SeaweedFS), leases by conditional PUT | $secs s, $gets origin GETs, $OK/$MACHINES exit 0, $right/$((MACHINES * COUNT)) entries right | – |"
 	echo "GOAL|fleet of $MACHINES on one S3 bucket: origin GETs per URL|$(awk -v g="$gets" -v c=$COUNT 'BEGIN { printf "%.2f", g / c }')|1.05|$gets GETs for $COUNT URLs, $right/$((MACHINES * COUNT)) entries right, $secs s"
 fi

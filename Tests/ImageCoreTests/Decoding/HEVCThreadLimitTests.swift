@@ -30,16 +30,8 @@ struct HEVCThreadLimitTests {
             "needs the pids cgroup (v1) at /sys/fs/cgroup/pids, writable (root)"))
     func anImageWhoseThreadsCannotStartIsDecodedOnTheCallingThread() async throws {
         let work = try TemporaryDirectory()
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "decodesWithNoThreadToSpare"]
-        // Its run directory in ours (`TestRunDirectory`): it is killed, and removes nothing.
-        child.environment = ProcessInfo.processInfo.environment.merging(
-            [Self.childsDirectory: work.path, "TMPDIR": work.path + "/"]
-        ) { $1 }
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try ChildTestProcess.start(
+            "decodesWithNoThreadToSpare", in: work, environment: [Self.childsDirectory: work.path])
         defer {
             LoopbackServices.stop(child)
             // Waited for, so Foundation lets the Process go (LeakSanitizer saw it alive at exit).

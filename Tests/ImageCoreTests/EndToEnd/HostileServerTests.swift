@@ -35,25 +35,31 @@ import Testing
     }
 
     @Test func redirectsOffHTTPAreRefused() throws {
-        server.route("/ftp.png", .redirect(to: "ftp://127.0.0.1/x.png"))
-        server.route("/file.png", .redirect(to: "file:///etc/passwd"))
-        for path in ["/ftp.png", "/file.png"] {
-            let result = try fetch(server.url(path))
-            #expect(result.status == 4, "\(path): \(result.stderr)")
-            try expectNothingCached(server.url(path))
-        }
+        try expectRedirectsRefused(["/ftp.png": "ftp://127.0.0.1/x.png", "/file.png": "file:///etc/passwd"])
     }
 
     /// Session 16 review: a `Location` libcurl cannot parse was exit 64, a
     /// usage error, as if the user had typed a bad URL; it is a redirect the
     /// server sent and imgcache cannot follow, exit 4 (the man page's words).
     @Test func aRedirectToAnUnparseableURLIsAnHTTPError() throws {
-        server.route("/nohost.png", .redirect(to: "http://"))
-        server.route("/space.png", .redirect(to: "http://a b/x.png"))
-        for path in ["/nohost.png", "/space.png"] {
+        try expectRedirectsRefused(
+            ["/nohost.png": "http://", "/space.png": "http://a b/x.png"],
+            saying: "redirected to a URL that cannot be parsed")
+    }
+
+    /// Each path redirects to its target: its fetch is an HTTP error (exit
+    /// 4), saying `message` if given, and caches nothing.
+    func expectRedirectsRefused(
+        _ targets: KeyValuePairs<String, String>, saying message: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (path, target) in targets {
+            server.route(path, .redirect(to: target))
             let result = try fetch(server.url(path))
-            #expect(result.status == 4, "\(path): \(result.stderr)")
-            #expect(result.stderr.contains("redirected to a URL that cannot be parsed"), "\(result.stderr)")
+            #expect(result.status == 4, "\(path): \(result.stderr)", sourceLocation: sourceLocation)
+            if let message {
+                #expect(result.stderr.contains(message), "\(result.stderr)", sourceLocation: sourceLocation)
+            }
             try expectNothingCached(server.url(path))
         }
     }

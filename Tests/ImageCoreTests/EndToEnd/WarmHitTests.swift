@@ -6,15 +6,11 @@ import Testing
 /// command line, once as the warm-hit path takes it and once with an option
 /// at its default value (`--retries 2`), which only the full path takes,
 /// must give the same output, exit status, statistics and last-use update.
-@Suite(.serialized) struct WarmHitTests {
-    let server: TestHTTPServer
-    let cache: TemporaryDirectory
-    let png = Fixtures.tinyPNG
+@Suite(.serialized) struct WarmHitTests: LoopbackSuite {
+    let fixture: LoopbackFixture
+    var cache: TemporaryDirectory { fixture.directory }
 
-    init() throws {
-        server = try TestHTTPServer()
-        cache = try TemporaryDirectory()
-    }
+    init() throws { fixture = try LoopbackFixture() }
 
     func run(_ arguments: [String]) throws -> CLI.Result {
         try CLI.run(arguments, cacheDir: cache.path)

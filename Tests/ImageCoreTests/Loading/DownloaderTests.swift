@@ -5,27 +5,10 @@ import Testing
 @testable import ImageCore
 
 /// The real downloader (libcurl) against the real loopback server.
-@Suite(.serialized) struct DownloaderTests {
-    let server: TestHTTPServer
-    let directory: TemporaryDirectory
-    let png = Fixtures.tinyPNG
+@Suite(.serialized) struct DownloaderTests: LoopbackSuite {
+    let fixture: LoopbackFixture
 
-    init() throws {
-        server = try TestHTTPServer()
-        directory = try TemporaryDirectory()
-    }
-
-    func downloader(concurrency: Int = 6) throws -> Downloader {
-        var settings = Downloader.Configuration(temporaryDirectory: directory.path)
-        settings.maxConcurrentDownloads = concurrency
-        return try Downloader(configuration: settings)
-    }
-
-    func request(_ path: String, timeout: Double = 5) -> DownloadRequest {
-        var request = DownloadRequest(url: server.url(path))
-        request.timeout = timeout
-        return request
-    }
+    init() throws { fixture = try LoopbackFixture() }
 
     func expectFailure(
         _ request: DownloadRequest, kind: ImageCoreError.Kind, using loader: Downloader,

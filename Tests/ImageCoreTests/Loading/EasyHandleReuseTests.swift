@@ -9,28 +9,13 @@ import Testing
 /// `CurlEasyHandle.TransferOptions`): through one downloader that runs one
 /// transfer at a time, against the real loopback server, nothing of one
 /// request may reach the next.
-@Suite(.serialized) struct EasyHandleReuseTests {
-    let server: TestHTTPServer
-    let directory: TemporaryDirectory
-    let png = Fixtures.tinyPNG
+@Suite(.serialized) struct EasyHandleReuseTests: LoopbackSuite {
+    let fixture: LoopbackFixture
 
-    init() throws {
-        server = try TestHTTPServer()
-        directory = try TemporaryDirectory()
-    }
+    init() throws { fixture = try LoopbackFixture() }
 
     /// A downloader with one transfer at a time, so each transfer takes the last one's handle.
-    func downloader() throws -> Downloader {
-        var settings = Downloader.Configuration(temporaryDirectory: directory.path)
-        settings.maxConcurrentDownloads = 1
-        return try Downloader(configuration: settings)
-    }
-
-    func request(_ path: String) -> DownloadRequest {
-        var request = DownloadRequest(url: server.url(path))
-        request.timeout = 5
-        return request
-    }
+    func downloader() throws -> Downloader { try downloader(concurrency: 1) }
 
     /// The loop gives a finished transfer's easy handle to the next one
     /// (`IdleEasyHandles`): nothing of the first request may reach the second.

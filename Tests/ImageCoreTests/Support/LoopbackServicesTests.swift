@@ -79,16 +79,8 @@ import Testing
     @Test func aServerDiesWithTheTestProcessThatStartedIt() async throws {
         let scratch = try TemporaryDirectory()
         let pidFile = "\(scratch.path)/server.pid"
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "holdsAServerUntilKilled"]
-        // Its run directory in ours (`TestRunDirectory`): it is killed, and removes nothing.
-        child.environment = ProcessInfo.processInfo.environment.merging(
-            [Self.holdServer: pidFile, "TMPDIR": scratch.path + "/"]
-        ) { $1 }
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try ChildTestProcess.start(
+            "holdsAServerUntilKilled", in: scratch, environment: [Self.holdServer: pidFile])
         defer { LoopbackServices.stop(child) }
         let serverPID = { (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0) } }
         #expect(await waitUntil { serverPID() != nil || !child.isRunning }, "the child started no server")

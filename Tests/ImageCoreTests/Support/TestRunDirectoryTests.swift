@@ -22,15 +22,8 @@ import Testing
     @Test func aKilledTestProcesssDirectoriesAreRemovedByTheNextSetUp() async throws {
         let scratch = try TemporaryDirectory()
         let report = "\(scratch.path)/held"
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "holdsADirectoryUntilKilled"]
-        child.environment = ProcessInfo.processInfo.environment.merging(
-            [Self.holdDirectory: report, "TMPDIR": scratch.path + "/"]
-        ) { $1 }
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try ChildTestProcess.start(
+            "holdsADirectoryUntilKilled", in: scratch, environment: [Self.holdDirectory: report])
         defer { LoopbackServices.stop(child) }
         let held = { (try? String(contentsOfFile: report, encoding: .utf8))?.split(separator: "\n").map(String.init) }
         #expect(await waitUntil { held()?.count == 2 || !child.isRunning }, "the child made no directory")
