@@ -27,30 +27,63 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case failure
     }
 
+    /// The fields, in one box its copies share (`CopyOnWriteBox`): as eight
+    /// fields, an `ImageCoreError?` (an abort reason, a check's verdict, a
+    /// `Result`'s failure, nil on a good download) was copied and destroyed
+    /// through value witnesses, where one reference is a retain or release
+    /// (0.6 k instructions a cold URL).
+    private var box: CopyOnWriteBox<Fields>
+
+    private struct Fields: Sendable, Equatable {
+        var kind: Kind
+        var message: String
+        var httpStatus: Int?
+        var isTransient: Bool
+        var retryAfter: Double?
+        var serviceCode: String?
+        var exceededLimit: Limit?
+        var transportFault: TransportFault?
+    }
+
     /// Which class of failure this is.
-    public let kind: Kind
+    public var kind: Kind { box.fields.kind }
     /// What happened, in words for a person.
-    public private(set) var message: String
+    public private(set) var message: String {
+        get { box.fields.message }
+        set { box.fields.message = newValue }
+    }
     /// The HTTP status, for `.http` errors and HTTP-level transient failures.
-    public let httpStatus: Int?
+    public var httpStatus: Int? { box.fields.httpStatus }
     /// Whether retrying later may succeed; transient failures are never put
     /// on the failed-URL list.
-    public let isTransient: Bool
+    public var isTransient: Bool { box.fields.isTransient }
     /// How long the server asked us to wait before retrying (Retry-After), in seconds.
-    public var retryAfter: Double?
+    public var retryAfter: Double? {
+        get { box.fields.retryAfter }
+        set { box.fields.retryAfter = newValue }
+    }
     /// The error code an S3 server put in its error document
     /// (`AccessDenied`, `NoSuchBucket`, `NoSuchKey`), for `.http` errors.
-    public var serviceCode: String?
+    public var serviceCode: String? {
+        get { box.fields.serviceCode }
+        set { box.fields.serviceCode = newValue }
+    }
     /// The limit an image or body was over, for `.image` errors that are
     /// about a limit: the run's limits decide whether the failure is
     /// remembered (man page, FAILED URLS).
-    public var exceededLimit: Limit?
+    public var exceededLimit: Limit? {
+        get { box.fields.exceededLimit }
+        set { box.fields.exceededLimit = newValue }
+    }
     /// How a network failure happened, where the transport could tell
     /// apart one that may pass (a remote store's circuit breaker judges by it).
-    var transportFault: TransportFault?
+    var transportFault: TransportFault? {
+        get { box.fields.transportFault }
+        set { box.fields.transportFault = newValue }
+    }
 
     /// A network failure that says nothing against the next request.
-    enum TransportFault: Sendable {
+    enum TransportFault: Sendable, Equatable {
         /// No answer within the time allowed (connecting included).
         case timedOut
         /// The connection broke mid-request or mid-answer.
@@ -75,10 +108,13 @@ public struct ImageCoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// Creates an error; `isTransient` defaults to true for network errors only.
     public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, isTransient: Bool? = nil) {
-        self.kind = kind
-        self.message = message
-        self.httpStatus = httpStatus
-        self.isTransient = isTransient ?? (kind == .network)
+        box = CopyOnWriteBox(
+            Fields(
+                kind: kind, message: message, httpStatus: httpStatus, isTransient: isTransient ?? (kind == .network)))
+    }
+
+    public static func == (lhs: ImageCoreError, rhs: ImageCoreError) -> Bool {
+        lhs.box.fields == rhs.box.fields
     }
 
     public var description: String { message }
