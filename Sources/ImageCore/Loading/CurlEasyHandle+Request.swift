@@ -33,7 +33,7 @@ extension CurlEasyHandle {
             waitsForMultiplexing = URLScheme.starts(request.url, with: "https://")
             credentials = request.credentials
             awsSigV4 = request.awsSigV4
-            proxy = request.proxy
+            proxy = request.proxy ?? settings.proxyUnlessNamed
             cookieJar = settings.cookieJar
             self.share = share
         }
@@ -100,7 +100,11 @@ extension CurlEasyHandle {
             }
             try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         }
-        if let proxy = options.proxy { try set(CURLOPT_PROXY, proxy) }
+        if let proxy = options.proxy {
+            try set(CURLOPT_PROXY, proxy)
+            // No proxy, so no host to exempt from it: libcurl need not read `no_proxy` either.
+            if proxy.isEmpty { try set(CURLOPT_NOPROXY, "") }
+        }
         if let cookieJar = options.cookieJar {
             try set(CURLOPT_COOKIEFILE, cookieJar)
             try set(CURLOPT_COOKIEJAR, cookieJar)

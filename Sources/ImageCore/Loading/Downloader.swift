@@ -46,6 +46,11 @@ public final class Downloader: DataLoading {
         var longestBusyPoll = 0.25
         /// How `s3://BUCKET/KEY` URLs are reached and signed.
         public var aws = AWSSettings()
+        /// The proxy of a request that names none: `""` (none) when the
+        /// environment names none either, else nil, libcurl reading it at
+        /// each transfer. Read when the configuration is made
+        /// (`ProxyEnvironment`).
+        var proxyUnlessNamed = ProxyEnvironment.proxyUnlessNamed()
 
         /// Settings writing bodies into `temporaryDirectory`.
         public init(temporaryDirectory: String) {
