@@ -67,7 +67,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
             remote storage s3://BUCKET/PREFIX: HTTP 403 SignatureDoesNotMatch, skipped); a timeout, a lost connection \
             or a 408, 429 or 5xx costs only its request (-v says so), as does a refused lookup from a store \
             that answered before, until 3 come in a row, so a store that never answers costs 3 timeouts; a run none \
-            of whose uploads to a store went through says so once, at its end (imgcache: remote storage URL: \
+            of whose uploads to a store went through, answered 5xx, says so once, at its end (imgcache: remote storage URL: \
             no upload went through in this run (PUT URL: HTTP 500 Internal Server Error)). |timeout= bounds \
             each whole request, a lease's at least 10 s. \
             An S3 GET answered 403 AccessDenied is a miss (S3's answer for a missing key when the policy \

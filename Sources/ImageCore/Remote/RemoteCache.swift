@@ -183,7 +183,8 @@ final class RemoteCache: Sendable {
                     events.emit("uploaded to remote storage \(storage.configured): \(url)")
                 } catch let error as ImageCoreError {
                     refused = !error.isPassingStoreFailure && error.kind != .interrupted
-                    if error.kind != .interrupted {
+                    // An answer (a 5xx), not a timeout: a stall costs its request only, said with -v.
+                    if error.httpStatus != nil {
                         uploadTally.withLock { $0[index, default: (0, nil)].lastFailure = error.message }
                     }
                     if fail(index, storage, error, ticket, writing: true, warns: false) {
@@ -233,9 +234,10 @@ final class RemoteCache: Sendable {
         warnOfLostUploads()
     }
 
-    /// One line per store whose every upload of the run failed in a way
-    /// that costs only its request (a 5xx, a timeout): a store off for the
-    /// run has been reported already. nginx answers every PUT with 500 until
+    /// One line per store whose every upload of the run failed, one at
+    /// least answered with a status that costs only its request (a 5xx; a
+    /// timeout is said with -v only): a store off for the run has been
+    /// reported already. nginx answers every PUT with 500 until
     /// its root exists; a machine that uploads one or two entries a run
     /// never reaches the three strikes that turn the store off and say so,
     /// and its entries were never shared, silently.
