@@ -69,7 +69,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             that answered before, until 3 come in a row, so a store that never answers costs 3 timeouts; a run none \
             of whose uploads to a store went through, answered 5xx, says so once, at its end (imgcache: remote storage URL: \
             no upload went through in this run (PUT URL: HTTP 500 Internal Server Error)). |timeout= bounds \
-            each whole request, a lease's at least 10 s. \
+            each whole request, a lease's at least 10 s (none is asked of a store whose last request timed out \
+            or answered 5xx, so a store that stalls costs a download its lookup's timeout, not 20 s more). \
             An S3 GET answered 403 AccessDenied is a miss (S3's answer for a missing key when the policy \
             grants no s3:ListBucket: s3:GetObject and s3:PutObject are all a store needs), unless it was sent \
             unsigned (no credentials found: a private bucket's answer to anyone); credentials S3 \

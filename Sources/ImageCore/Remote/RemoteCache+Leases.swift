@@ -163,10 +163,14 @@ extension RemoteCache {
     }
 
     /// The writable, unfailed backends for `name` that may hold leases, in
-    /// the configured order.
+    /// the configured order. Not one whose last request timed out (or
+    /// answered 5xx): a lease request gets at least 10 s and is sent twice,
+    /// so a store that stalls would hold the download 20 s more for an
+    /// optimisation, where its lookup cost only its `|timeout=`.
     private func leaseCandidates(for name: String) -> [Int] {
         backendIndices(for: name).filter { index in
-            !backends[index].configured.readOnly && !hasFailed(index) && backends[index] is any RemoteLeasing
+            !backends[index].configured.readOnly && !hasFailed(index) && !health.isFailing(index)
+                && backends[index] is any RemoteLeasing
                 && !leaseless.withLock { $0.contains(index) }
         }
     }

@@ -95,6 +95,13 @@ final class StoreHealth: Sendable {
         stores.withLock { if case .disabled = $0[index].state { true } else { false } }
     }
 
+    /// Whether store `index`'s last request failed in a way that may pass
+    /// (a timeout, a 5xx) and none has answered since: a strike short of the
+    /// limit.
+    func isFailing(_ index: Int) -> Bool {
+        stores.withLock { $0[index].strikes > 0 }
+    }
+
     /// A lookup's admission to store `index`: at once if it answers (or
     /// this lookup is to probe it), nil if it is off, and after the probe's
     /// outcome while one is out (nil if that failed: the lookup skips the

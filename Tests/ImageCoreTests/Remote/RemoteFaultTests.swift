@@ -75,6 +75,18 @@ struct RemoteFaultTests {
         #expect(stalling.requests.filter { $0.path == object && $0.method == "PUT" }.count == 1)
     }
 
+    /// A writable store that stalls every request costs the download its
+    /// lookup's timeout, not the 10 s a lease request gets, twice: no lease
+    /// is asked of a store whose last request timed out. The upload is
+    /// still tried (the store's second strike).
+    @Test func aStallingStoreIsAskedForNoLease() throws {
+        let stalling = try TestHTTPServer()
+        stalling.routeOthers { _ in .stall(seconds: 15) }
+        _ = try expectFallback(
+            origin.url("/a.png"), remote: stalling.url("") + "|timeout=300", expected: png, originRequests: 1)
+        #expect(stalling.requests.map(\.method) == ["GET", "PUT"], "\(stalling.requests.map(\.path))")
+    }
+
     /// The store's timeout where its answers that do not stall must all
     /// arrive in time: every one missed is a strike and a line more than the
     /// test counts. 300 ms is little for the loopback server, whose threads
