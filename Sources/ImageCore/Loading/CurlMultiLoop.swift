@@ -229,6 +229,7 @@ final class CurlMultiLoop: Sendable {
         if item.body != nil { releaseOpenedBody() }
         guard let easy = idle.take() else {
             item.body?.discard()
+            SanitizerHandOff.publish()
             item.continuation.resume(throwing: ImageCoreError(.failure, "libcurl could not create a handle"))
             return
         }
@@ -257,6 +258,7 @@ final class CurlMultiLoop: Sendable {
                 releaseOpenedBody()
                 body.discard()
             }
+            SanitizerHandOff.publish()
             item.continuation.resume(throwing: ImageCoreError(.interrupted, "interrupted"))
         }
         return work

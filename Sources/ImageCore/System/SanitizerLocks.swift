@@ -15,20 +15,23 @@
 /// the await), and reported a race on the `BodyLock` the loop made for it
 /// (a Swift TSan blind spot: swiftlang/swift#57803). Under `make sanitize`
 /// both sides take one pthread mutex, which TSan sees; elsewhere nothing.
-enum SanitizerHandOff {
+/// Used wherever a thread not the concurrency runtime's resumes a task
+/// with what it made: libcurl's loop (`CurlTransfer`, `CurlMultiLoop`),
+/// Dispatch's (`runInBackground`; the executable's `LineReader`).
+package enum SanitizerHandOff {
     #if THREAD_SANITIZER
         private static let lock = PThreadMutex(())
     #endif
 
     /// On the handing thread, after the value is made and before the resume.
-    @inline(__always) static func publish() {
+    @inline(__always) package static func publish() {
         #if THREAD_SANITIZER
             lock.withLock { _ in }
         #endif
     }
 
     /// In the task, once its await has returned or thrown.
-    @inline(__always) static func receive() {
+    @inline(__always) package static func receive() {
         #if THREAD_SANITIZER
             lock.withLock { _ in }
         #endif

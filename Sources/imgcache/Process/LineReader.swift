@@ -73,14 +73,18 @@ struct LineReader: AsyncSequence {
         }
 
         /// The next chunk (empty at the end), or the errno of a failed read.
+        /// Handed over through `SanitizerHandOff`: a read of a file can end
+        /// before the task has suspended.
         private static func read(_ fd: Int32) async -> Result<[UInt8], SystemErrno> {
-            await withCheckedContinuation { continuation in
+            defer { SanitizerHandOff.receive() }
+            return await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
                     var chunk = [UInt8](repeating: 0, count: 65536)
                     let count = chunk.withUnsafeMutableBytes { buffer in
                         POSIXFile.retryingInterrupts { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
                     }
                     let failure = errno
+                    SanitizerHandOff.publish()
                     continuation.resume(
                         returning: count < 0 ? .failure(SystemErrno(failure)) : .success(Array(chunk.prefix(count))))
                 }
