@@ -15,7 +15,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
 
             CACHE: --cache-dir, else $IMGCACHE_DIR, else $XDG_CACHE_HOME/imgcache (if absolute), else \
             ~/.cache/imgcache (~: $HOME, else the password database's home for the user), created with mode 0700 and shared safely by any number of processes. The key \
-            is the URL as WHATWG URL parsing reads it (scheme and host lower-cased, IDNA host, IP address hosts as WHATWG writes them, default port and any user:password@ dropped, \
+            is the URL as WHATWG URL parsing reads it (tabs and newlines removed, scheme and host lower-cased, IDNA host, IP address hosts as WHATWG writes them, default port and any user:password@ dropped, \
             non-ASCII path and query bytes percent-encoded, escapes upper-cased, dot segments resolved), without \
             its fragment (see \
             --key-ignore-query, --key-strip-param). Each entry is one file \

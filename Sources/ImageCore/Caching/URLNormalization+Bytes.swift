@@ -19,6 +19,9 @@ extension URLNormalization {
         byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
+    /// An ASCII tab, LF or CR: WHATWG URL parsing removes them from its input before anything else.
+    static func isTabOrNewline(_ byte: UInt8) -> Bool { byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
     /// Bytes WHATWG percent-encodes in a path or query: controls, space,
     /// `"`, `<`, `>`, DEL and every non-ASCII byte.
     static func needsEncoding(_ byte: UInt8) -> Bool {

@@ -11,7 +11,10 @@ extension URLNormalization {
     /// every other byte as written (escapes keep their case: a signed URL's
     /// signature covers them). A URL with nothing to encode is returned as it is.
     package static func requestForm(_ url: String) -> String {
-        var text = url
+        // As the key drops them (WHATWG's first step), the request does: `a<TAB>b.jpg` is `ab.jpg`, not `a%09b.jpg`.
+        var text =
+            url.utf8.contains(where: isTabOrNewline)
+            ? String(decoding: url.utf8.filter { !isTabOrNewline($0) }, as: UTF8.self) : url
         if let hash = text.utf8Index(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
         let bytes = Array(text.utf8)
         guard let (_, authority) = parts(bytes), bytes[authority.upperBound...].contains(where: needsEncoding) else {

@@ -28,6 +28,10 @@ package enum URLNormalization {
             return url
         }
         var bytes = Array(url.utf8)
+        // WHATWG's first step: every ASCII tab, LF and CR is removed, wherever it is (a list's stray tab).
+        if bytes.contains(where: isTabOrNewline) {
+            return normalize(String(decoding: bytes.filter { !isTabOrNewline($0) }, as: UTF8.self))
+        }
         guard let (schemeEnd, authority) = parts(bytes) else { return url }
         let (authorityStart, authorityEnd) = (authority.lowerBound, authority.upperBound)
         if isNormal(bytes, schemeEnd: schemeEnd, authority: authority) { return url }

@@ -16,6 +16,18 @@ import Testing
         }
     }
 
+    /// Session 17 review: WHATWG URL parsing removes every ASCII tab, LF and
+    /// CR from its input first; imgcache percent-encoded them, so
+    /// `…/h<TAB>5.jpg` was another entry than `…/h5.jpg` and requested
+    /// `/h%095.jpg` (a 404), and a list line `URL<TAB># note` kept the tab.
+    @Test func tabsAndNewlinesAreRemovedAsWHATWGRemovesThem() {
+        #expect(key("http://example.com/h\t5.jpg") == "http://example.com/h5.jpg")
+        #expect(key("http://example.com/a.jpg\t# note") == "http://example.com/a.jpg")
+        #expect(key("http://exam\nple.com/a\r\n.jpg?w=1\t0") == "http://example.com/a.jpg?w=10")
+        #expect(URLNormalization.requestForm("http://example.com/h\t5.jpg") == "http://example.com/h5.jpg")
+        #expect(URLNormalization.requestForm("http://example.com/a b.jpg\t# x") == "http://example.com/a%20b.jpg")
+    }
+
     /// A URL's user info is the request's credentials (`URLUserInfo`): the
     /// key, and so the entry's record, never holds a password.
     @Test func theUserInfoIsNoPartOfTheKey() {
