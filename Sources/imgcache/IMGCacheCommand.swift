@@ -114,7 +114,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
             output keeps the original's kind: GIF (the source's colour table; see ANIMATED THUMBNAILS), APNG, \
             animated WebP (WebPAnimEncoder), AVIF (libavif at speed 10, the fastest; sequences loop forever), \
             JPEG XL; a HEIC's \
-            thumbnail and re-encoding are JPEG unless --encode names another (imgcache ships no HEVC encoder).
+            thumbnail and re-encoding are JPEG unless --encode names another (imgcache ships no HEVC encoder); \
+            JPEG has no alpha: a HEIC with alpha loses it there (the colour under it shows), --encode png or webp keeps it.
 
             EXIT STATUS: 0 ok, 1 other failure or a mix of kinds, 3 network, 4 http, 5 image, 6 failed \
             before, 7 not cached, 8 cache I/O (the cache cannot be opened, or prefetch, clean or purge cannot \

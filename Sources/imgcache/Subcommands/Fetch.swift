@@ -59,7 +59,7 @@ extension IMGCacheCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Write the image re-encoded: jpeg, png, webp, gif, avif or jxl. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame.",
+                "Write the image re-encoded: jpeg, png, webp, gif, avif or jxl. An animation keeps every frame, its durations and loop count (PNG as APNG) unless --frame picks one; JPEG gets the first frame, and no alpha (the colour under it shows).",
                 valueName: "format"))
         var encode: OutputFormat.Encoding?
 
