@@ -74,6 +74,11 @@ struct StalledLeaseholderTests {
         }
         #expect(try poll { try leaseExists(hash) && origin.requestCount(for: "/stalled.png") == 1 })
         kill(holder.processIdentifier, SIGSTOP)
+        // Every thread stopped before the answer goes: kill() only queues the
+        // stop, and a holder's thread still running on the other core took the
+        // answer, stored and uploaded it (on two loaded cores the next machine
+        // was served from the store: no takeover, one GET).
+        #expect(try poll { Self.isStopped(holder.processIdentifier) }, "the holder never stopped")
         holderAnswer.signal()  // to a stopped holder: read once it is woken
         // The lease runs out unrenewed; the next machine waits for it, takes it over and downloads.
         let next = try CLI.run(
@@ -96,6 +101,18 @@ struct StalledLeaseholderTests {
         for output in outputs + [try #require(record["path"] as? String)] {
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))) == bytes, "\(output)")
         }
+    }
+
+    /// Whether every thread of `pid` is stopped (state `T` in its
+    /// `/proc/PID/task/TID/stat`).
+    static func isStopped(_ pid: Int32) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return !tasks.isEmpty
+            && tasks.allSatisfy { task in
+                guard let stat = procFileText("/proc/\(pid)/task/\(task)/stat"), let end = stat.lastIndex(of: ")")
+                else { return false }
+                return stat[stat.index(after: end)...].hasPrefix(" T")
+            }
     }
 
     /// Polls `condition` every 20 ms for up to 60 s.
