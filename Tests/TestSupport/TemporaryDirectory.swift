@@ -119,6 +119,13 @@ package enum TestRunDirectory {
         var template = Array("\(parent)\(namePrefix)\(getpid())-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // mkdtemp makes it 0700; 0755, as the directories made in /tmp
+        // before were, so that a test may run imgcache as another user
+        // inside it (ReadOnlyOutputTests runs it as nobody).
+        guard chmod(path, 0o755) == 0 else {
+            rmdir(path)
+            return nil
+        }
         let owner = open("\(path)/owner.new", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard owner >= 0 else { return nil }
         // Never closed: the lock lasts as long as the process.
