@@ -21,6 +21,7 @@ IMGCACHE=$(readlink -f "${1:?usage: bench-fleet.sh PATH/TO/imgcache [WORKDIR]}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${2:-$(mktemp -d /tmp/imgcache-fleet.XXXXXX)}
 mkdir -p "$WORK"
+chmod 755 "$WORK"  # nginx workers run as another user (mktemp makes it 0700)
 . "$HERE/scripts/lib/ports.sh"
 SLOW_PORT=$(free_ports 6) && R1=$((SLOW_PORT + 1)) R2=$((SLOW_PORT + 2)) FAST_PORT=$((SLOW_PORT + 3)) DAV_PORT=$((SLOW_PORT + 4))
 NGINX_DAV_PORT=$((SLOW_PORT + 5))
