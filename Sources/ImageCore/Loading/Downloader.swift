@@ -48,9 +48,9 @@ public final class Downloader: DataLoading {
         public var aws = AWSSettings()
         /// The proxy of a request that names none: `""` (none) when the
         /// environment names none either, else nil, libcurl reading it at
-        /// each transfer. Read when the configuration is made
-        /// (`ProxyEnvironment`).
-        var proxyUnlessNamed = ProxyEnvironment.proxyUnlessNamed()
+        /// each transfer. Read by `Downloader.init` (`ProxyEnvironment`),
+        /// not here: a warm hit makes a configuration and no downloader.
+        var proxyUnlessNamed: String?
 
         /// Settings writing bodies into `temporaryDirectory`.
         public init(temporaryDirectory: String) {
@@ -65,6 +65,8 @@ public final class Downloader: DataLoading {
     /// Creates a downloader; libcurl is initialised here, not before, so
     /// commands that never reach the network never pay for it.
     public init(configuration: Configuration) throws {
+        var configuration = configuration
+        configuration.proxyUnlessNamed = ProxyEnvironment.proxyUnlessNamed()
         loop = try CurlMultiLoop(settings: configuration)
         aws = configuration.aws
     }
