@@ -7,10 +7,10 @@ struct RemoteStorageOptions: ParsableArguments {
     @Option(
         name: .customLong("remote-storage"),
         help: ArgumentHelp(
-            "Shared store asked after the disk and before the origin: http(s)://… (PUT/DELETE, e.g. nginx WebDAV), "
+            "Shared store asked after the disk and before the origin: http(s)://... (PUT/DELETE, e.g. nginx WebDAV), "
                 + "redis://[user:password@]host[:port][/db] or s3://BUCKET[/PREFIX] (with |endpoint=URL, |region=R; "
                 + "credentials as the AWS CLI finds them), with |read-only, |connect-timeout=MS, |timeout=MS, "
-                + "|shards=A,B,… (the URL's * replaced by the key's shard), |lease=MS (how long a machine "
+                + "|shards=A,B,... (the URL's * replaced by the key's shard), |lease=MS (how long a machine "
                 + "downloading a URL makes the others wait for its upload, renewed while it downloads; default 6000; "
                 + "Redis, S3, and HTTP servers that make collections with MKCOL) "
                 + "(several: space-separated). Overrides remote-storage in imgcache.conf and $IMGCACHE_REMOTE_STORAGE.",
